@@ -1,0 +1,44 @@
+"""The shape of one entry in the method table."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from tether_protocol.common import WireModel
+
+
+@dataclass(frozen=True)
+class MethodSpec:
+    """A client→server request method.
+
+    `scope` names the params attribute (Python name) whose value serialises requests: every
+    request carrying the same value runs FIFO across all connections (Codex keys on `threadId`).
+    `experimental_fields` are wire names of params fields that need `experimentalApi`.
+    """
+
+    name: str
+    params: type[WireModel]
+    result: type[WireModel]
+    scope: str | None = None
+    experimental: bool = False
+    experimental_fields: frozenset[str] = field(default_factory=frozenset)
+    doc: str = ""
+
+
+@dataclass(frozen=True)
+class NotificationSpec:
+    """A server→client notification."""
+
+    name: str
+    params: type[WireModel]
+    doc: str = ""
+
+
+@dataclass(frozen=True)
+class ServerRequestSpec:
+    """A server→client request (approvals and the like)."""
+
+    name: str
+    params: type[WireModel]
+    result: type[WireModel]
+    doc: str = ""

@@ -1,0 +1,1 @@
+"""Codex app-server v2 wire types (target: codex-cli 0.169.0)."""
