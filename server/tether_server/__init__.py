@@ -1,0 +1,3 @@
+"""The Tether daemon."""
+
+__version__ = "0.1.0"

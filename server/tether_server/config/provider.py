@@ -1,0 +1,80 @@
+"""A model provider entry (`[model_providers.<id>]`) and how its API key is found."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictInt, StrictStr, field_validator
+from pydantic_core import PydanticCustomError
+
+from tether_server.errors import ConfigError
+
+
+class ModelProviderInfo(BaseModel):
+    """One model provider, with Codex's `model_providers.<id>` key names."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    name: StrictStr | None = None
+    base_url: StrictStr | None = None
+    env_key: StrictStr | None = None
+    env_key_instructions: StrictStr | None = None
+    experimental_bearer_token: StrictStr | None = None
+    wire_api: Literal["responses"] = "responses"
+    query_params: dict[str, StrictStr] | None = None
+    http_headers: dict[str, StrictStr] | None = None
+    env_http_headers: dict[str, StrictStr] | None = None
+    request_max_retries: StrictInt = Field(default=4, ge=0)
+    stream_max_retries: StrictInt = Field(default=5, ge=0)
+    stream_idle_timeout_ms: StrictInt = Field(default=300_000, gt=0)
+    websocket_connect_timeout_ms: StrictInt = Field(default=15_000, gt=0)
+    requires_openai_auth: StrictBool = False
+    supports_websockets: StrictBool = False
+    # Codex's command-based auth and AWS settings: accepted so configs load, not acted on.
+    auth: Any = None
+    aws: Any = None
+
+    @field_validator("wire_api", mode="before")
+    @classmethod
+    def _only_responses(cls, value: object) -> object:
+        if value == "chat":
+            raise PydanticCustomError(
+                "config_value",
+                'wire_api = "chat" is not supported; Tether speaks the Responses API only '
+                '(use wire_api = "responses")',
+            )
+        return value
+
+    def display_name(self, provider_id: str) -> str:
+        """The name to show a user: the configured `name`, else the table's id."""
+        return self.name or provider_id
+
+
+def resolve_api_key(provider: ModelProviderInfo, environ: Mapping[str, str]) -> str | None:
+    """Find the bearer token for `provider`.
+
+    Args:
+        provider: the provider entry.
+        environ: the daemon's environment (passed in so callers control it).
+
+    Returns:
+        `experimental_bearer_token` if set, else the value of `env_key`; None when the
+        provider needs no key (no `env_key`), as local servers like ollama do.
+
+    Raises:
+        ConfigError: the provider names an `env_key` that is unset or empty.
+    """
+    if provider.experimental_bearer_token:
+        return provider.experimental_bearer_token
+    if provider.env_key is None:
+        return None
+    value = environ.get(provider.env_key, "").strip()
+    if value:
+        return value
+    hint = provider.env_key_instructions or f"set {provider.env_key} in the daemon's environment"
+    who = provider.name or "(unnamed)"
+    raise ConfigError(
+        f"missing environment variable {provider.env_key} for model provider {who}; {hint}",
+        key="model_provider",
+    )

@@ -1,0 +1,86 @@
+"""Per-connection state: the initialize gate, capabilities, and a bounded outbox."""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+from dataclasses import dataclass, field
+
+from tether_server import log
+from tether_server.transports.base import FrameStream
+
+_log = log.get("tether.rpc")
+_ids = itertools.count(1)
+
+
+@dataclass
+class Capabilities:
+    experimental_api: bool = False
+    opt_out: frozenset[str] = field(default_factory=frozenset)
+
+
+class Connection:
+    """One client. Everything sent to it goes through one bounded outbox, in order.
+
+    A client that stops reading fills its outbox; it is then disconnected so that nobody else
+    waits on it (design.md "Backpressure").
+    """
+
+    def __init__(self, stream: FrameStream, *, outbox_capacity: int = 4096) -> None:
+        self.id = next(_ids)
+        self.stream = stream
+        self.initialized = False
+        self.client_name = ""
+        self.client_version = ""
+        self.capabilities = Capabilities()
+        self._outbox: asyncio.Queue[bytes | None] = asyncio.Queue(outbox_capacity)
+        self.closed = asyncio.Event()
+        self.close_reason = ""
+
+    @property
+    def is_open(self) -> bool:
+        return not self.closed.is_set()
+
+    def wants(self, method: str) -> bool:
+        """Whether a notification `method` should reach this client at all."""
+        return self.initialized and method not in self.capabilities.opt_out
+
+    def send_frame(self, frame: bytes) -> bool:
+        """Queue an encoded message; False (and the client is dropped) when the outbox is full."""
+        if not self.is_open:
+            return False
+        try:
+            self._outbox.put_nowait(frame)
+        except asyncio.QueueFull:
+            _log.warning("connection.slow_consumer", connection_id=self.id, transport=self.stream.label)
+            self.shutdown("slow consumer: outbox full")
+            return False
+        return True
+
+    def shutdown(self, reason: str) -> None:
+        """Stop this connection: the writer finishes what it can and closes the stream."""
+        if self.closed.is_set():
+            return
+        self.close_reason = reason
+        self.closed.set()
+        # Wake the writer even when the queue is full.
+        while True:
+            try:
+                self._outbox.put_nowait(None)
+                break
+            except asyncio.QueueFull:
+                self._outbox.get_nowait()
+
+    async def write_loop(self) -> None:
+        """Drain the outbox to the stream until shutdown; owned by the connection's task group."""
+        try:
+            while True:
+                frame = await self._outbox.get()
+                if frame is None:
+                    break
+                await self.stream.send(frame)
+        except ConnectionError:
+            pass
+        finally:
+            self.closed.set()
+            await self.stream.close(self.close_reason)

@@ -1,0 +1,237 @@
+"""The JSON-RPC engine: decode, gate, correlate, dispatch — and the one place errors become wire errors.
+
+It knows methods only through the method table (`MethodSpec`) and a handler map injected by the
+composition root; it knows nothing of threads.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable, Callable, Mapping
+from typing import Any
+
+import orjson
+import structlog
+from pydantic import BaseModel
+
+from tether_protocol import ErrorCode, jsonrpc
+from tether_protocol.spec import MethodSpec
+from tether_protocol.v2.initialize import InitializeParams
+from tether_server import log
+from tether_server.errors import InvalidRequest, MethodNotFound, Overloaded, TetherError
+from tether_server.rpc.connection import Capabilities, Connection
+from tether_server.rpc.context import RequestContext
+from tether_server.rpc.outgoing import ClientReply, ServerRequests, encode
+from tether_server.rpc.scopes import ScopeLocks
+from tether_server.rpc.validation import check_experimental, parse_params
+
+Handler = Callable[[RequestContext, Any], Awaitable[BaseModel | dict[str, Any]]]
+ConnectionHook = Callable[[Connection], Awaitable[None]]
+
+_log = log.get("tether.rpc")
+OVERLOADED = "Server overloaded; retry later."
+
+
+class Dispatcher:
+    """Serves connections: one reader loop and one writer task each, one task per request."""
+
+    def __init__(
+        self,
+        methods: Mapping[str, MethodSpec],
+        handlers: Mapping[str, Handler],
+        *,
+        server_requests: ServerRequests | None = None,
+        max_inflight: int = 1024,
+        on_initialized: ConnectionHook | None = None,
+        on_disconnect: ConnectionHook | None = None,
+    ) -> None:
+        missing = set(handlers) - set(methods)
+        if missing:
+            raise ValueError(f"handlers for methods not in the table: {sorted(missing)}")
+        self._methods = methods
+        self._handlers = handlers
+        self.server_requests = server_requests or ServerRequests()
+        self._max_inflight = max_inflight
+        self._inflight = 0
+        self._scopes = ScopeLocks()
+        self._on_initialized = on_initialized
+        self._on_disconnect = on_disconnect
+        self.connections: set[Connection] = set()
+
+    async def serve(self, conn: Connection) -> None:
+        """Run one connection to its end; requests still queued for it are skipped."""
+        self.connections.add(conn)
+        requests: set[asyncio.Task[None]] = set()
+        _log.info("connection.opened", connection_id=conn.id, transport=conn.stream.label)
+        try:
+            async with asyncio.TaskGroup() as group:
+                group.create_task(conn.write_loop())
+                await self._read_loop(conn, requests)
+                # Let in-flight requests answer before the writer is told to stop.
+                if requests:
+                    await asyncio.wait(set(requests))
+                conn.shutdown(conn.close_reason or "peer closed")
+        finally:
+            for task in requests:
+                task.cancel()
+            self.connections.discard(conn)
+            if self._on_disconnect is not None:
+                await self._on_disconnect(conn)
+            _log.info("connection.closed", connection_id=conn.id, reason=conn.close_reason)
+
+    async def _read_loop(self, conn: Connection, requests: set[asyncio.Task[None]]) -> None:
+        frames = conn.stream.frames()
+        closed = asyncio.ensure_future(conn.closed.wait())
+        try:
+            while True:
+                nxt = asyncio.ensure_future(anext(frames))
+                done, _ = await asyncio.wait({nxt, closed}, return_when=asyncio.FIRST_COMPLETED)
+                if nxt not in done:
+                    nxt.cancel()
+                    return
+                try:
+                    frame = nxt.result()
+                except StopAsyncIteration:
+                    return
+                task = self.handle_frame(conn, frame)
+                if task is not None:
+                    requests.add(task)
+                    task.add_done_callback(requests.discard)
+        finally:
+            closed.cancel()
+
+    def handle_frame(self, conn: Connection, frame: bytes) -> asyncio.Task[None] | None:
+        """Decode one frame and act on it; returns the request's task when one was started."""
+        try:
+            message = orjson.loads(frame)
+        except orjson.JSONDecodeError:
+            _log.warning("frame.unparseable", connection_id=conn.id, size=len(frame))
+            self._reply_error(conn, None, ErrorCode.PARSE_ERROR, "Parse error: invalid JSON")
+            return None
+        if not isinstance(message, dict):
+            self._reply_error(conn, None, ErrorCode.INVALID_REQUEST, "Invalid request: expected a JSON object")
+            return None
+        if "method" in message:
+            return self._on_method(conn, message)
+        if "id" in message and ("result" in message or "error" in message):
+            self._on_reply(conn, message)
+            return None
+        rid = message.get("id")
+        self._reply_error(
+            conn,
+            rid if jsonrpc.is_request_id(rid) else None,
+            ErrorCode.INVALID_REQUEST,
+            "Invalid request: a message needs `method`, or `id` with `result` or `error`",
+        )
+        return None
+
+    def _on_method(self, conn: Connection, message: dict[str, Any]) -> asyncio.Task[None] | None:
+        method = message["method"]
+        if "id" not in message:
+            if method != "initialized":
+                _log.debug("notification.ignored", connection_id=conn.id, method=str(method)[:100])
+            return None
+        rid = message["id"]
+        if not jsonrpc.is_request_id(rid):
+            self._reply_error(conn, None, ErrorCode.INVALID_REQUEST, "Invalid request: `id` must be a string or an integer")
+            return None
+        if not isinstance(method, str):
+            self._reply_error(conn, rid, ErrorCode.INVALID_REQUEST, "Invalid request: `method` must be a string")
+            return None
+        if self._inflight >= self._max_inflight:
+            self._reply_error(conn, rid, ErrorCode.SERVER_OVERLOADED, OVERLOADED)
+            return None
+        self._inflight += 1
+        task = asyncio.create_task(self._run_request(conn, rid, method, message.get("params")))
+        task.add_done_callback(self._request_done)
+        return task
+
+    def _request_done(self, _task: asyncio.Task[None]) -> None:
+        self._inflight -= 1
+
+    def _on_reply(self, conn: Connection, message: dict[str, Any]) -> None:
+        error = message.get("error")
+        result = message.get("result")
+        reply = ClientReply(
+            conn.id,
+            result=result if isinstance(result, dict) else ({} if error is None else None),
+            error=error if isinstance(error, dict) else None,
+        )
+        if not self.server_requests.resolve(message["id"], reply):
+            _log.debug("reply.unmatched", connection_id=conn.id, request_id=str(message["id"])[:64])
+
+    async def _run_request(self, conn: Connection, rid: jsonrpc.RequestId, method: str, raw: Any) -> None:
+        structlog.contextvars.bind_contextvars(connection_id=conn.id, request_id=rid, method=method)
+        try:
+            result = await self._dispatch(conn, rid, method, raw)
+        except TetherError as exc:
+            self._reply_error(conn, rid, exc.code, exc.message, exc.data)
+        except asyncio.CancelledError:
+            raise
+        except Exception:  # noqa: BLE001 - the one boundary where a handler bug becomes -32603
+            _log.exception("request.failed")
+            self._reply_error(conn, rid, ErrorCode.INTERNAL_ERROR, "Internal error")
+        else:
+            if result is not None and conn.is_open:
+                conn.send_frame(encode(jsonrpc.response(rid, result)))
+
+    async def _dispatch(
+        self, conn: Connection, rid: jsonrpc.RequestId, method: str, raw: Any
+    ) -> dict[str, Any] | None:
+        """Run the handler; None means the answer already went out (or the client is gone)."""
+        spec = self._methods.get(method)
+        handler = self._handlers.get(method)
+        if spec is None or handler is None:
+            raise MethodNotFound(f"Method not found: {method}")
+        if method == "initialize":
+            if conn.initialized:
+                raise InvalidRequest("Already initialized")
+        elif not conn.initialized:
+            raise InvalidRequest("Not initialized")
+        check_experimental(spec, raw, conn.capabilities.experimental_api)
+        params = parse_params(spec, raw)
+        key = getattr(params, spec.scope, None) if spec.scope else None
+        async with self._scopes.hold(str(key) if key is not None else None):
+            if not conn.is_open:
+                return None
+            ctx = RequestContext(conn, rid, method)
+            if method == "initialize":
+                return await self._initialize(ctx, handler, params)
+            return _as_wire(await handler(ctx, params))
+
+    async def _initialize(self, ctx: RequestContext, handler: Handler, params: Any) -> dict[str, Any] | None:
+        assert isinstance(params, InitializeParams)
+        result = _as_wire(await handler(ctx, params))
+        conn = ctx.connection
+        caps = params.capabilities
+        conn.capabilities = Capabilities(
+            experimental_api=bool(caps and caps.experimental_api),
+            opt_out=frozenset(caps.opt_out_notification_methods or ()) if caps else frozenset(),
+        )
+        conn.client_name = params.client_info.name
+        conn.client_version = params.client_info.version
+        conn.initialized = True
+        if self._on_initialized is not None:
+            conn.send_frame(encode(jsonrpc.response(ctx.request_id, result)))
+            # The response must precede what the hook sends (Codex: configWarning after it).
+            await self._on_initialized(conn)
+            return None
+        return result
+
+    def _reply_error(
+        self, conn: Connection, rid: jsonrpc.RequestId | None, code: int, message: str, data: Any = None
+    ) -> None:
+        error: dict[str, Any] = {"code": int(code), "message": message}
+        if data is not None:
+            error["data"] = data
+        conn.send_frame(encode(jsonrpc.error_response(rid, error)))
+
+
+def _as_wire(result: BaseModel | dict[str, Any]) -> dict[str, Any]:
+    if isinstance(result, BaseModel):
+        out: dict[str, Any] = result.model_dump(mode="json", by_alias=True)
+        return out
+    return result
+
+
+__all__ = ["OVERLOADED", "Dispatcher", "Handler", "Overloaded", "RequestContext"]

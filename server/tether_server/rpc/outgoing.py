@@ -1,0 +1,98 @@
+"""Encoding outgoing messages once, and server→client requests whose first answer wins."""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+import time
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+import orjson
+
+from tether_protocol import jsonrpc
+from tether_server.rpc.connection import Connection
+
+
+def now_ms() -> int:
+    return time.time_ns() // 1_000_000
+
+
+def encode(message: dict[str, Any]) -> bytes:
+    return orjson.dumps(message)
+
+
+def encode_notification(method: str, params: dict[str, Any] | None, extra: dict[str, Any] | None = None) -> bytes:
+    """Encode once; the same bytes fan out to every subscriber."""
+    message = jsonrpc.notification(method, params, now_ms())
+    if extra:
+        message.update(extra)
+    return encode(message)
+
+
+def send_notification(conns: Iterable[Connection], method: str, params: dict[str, Any] | None) -> None:
+    frame: bytes | None = None
+    for conn in conns:
+        if conn.wants(method):
+            frame = frame or encode_notification(method, params)
+            conn.send_frame(frame)
+
+
+@dataclass
+class ClientReply:
+    """A client's answer to a server request: `result` or `error`, and who answered."""
+
+    connection_id: int
+    result: dict[str, Any] | None = None
+    error: dict[str, Any] | None = None
+
+
+@dataclass
+class PendingRequest:
+    id: int
+    method: str
+    params: dict[str, Any]
+    future: asyncio.Future[ClientReply]
+    sent_to: set[int] = field(default_factory=set)
+
+    def frame(self) -> bytes:
+        return encode(jsonrpc.request(self.id, self.method, self.params))
+
+
+class ServerRequests:
+    """Server→client requests. Ids come from one server-wide counter starting at 0, like Codex.
+
+    The same request may be sent to several connections; the first reply resolves it and later
+    replies to the same id are ignored.
+    """
+
+    def __init__(self) -> None:
+        self._ids = itertools.count(0)
+        self._pending: dict[int, PendingRequest] = {}
+
+    def create(self, method: str, params: dict[str, Any]) -> PendingRequest:
+        loop = asyncio.get_running_loop()
+        req = PendingRequest(next(self._ids), method, params, loop.create_future())
+        self._pending[req.id] = req
+        req.future.add_done_callback(lambda _f: self._pending.pop(req.id, None))
+        return req
+
+    def send(self, req: PendingRequest, conns: Iterable[Connection]) -> None:
+        frame = req.frame()
+        for conn in conns:
+            if conn.initialized and conn.send_frame(frame):
+                req.sent_to.add(conn.id)
+
+    def resolve(self, request_id: object, reply: ClientReply) -> bool:
+        """Route a client's response; False when nothing is waiting for that id."""
+        if not isinstance(request_id, int) or isinstance(request_id, bool):
+            return False
+        req = self._pending.get(request_id)
+        if req is None or req.future.done():
+            return False
+        req.future.set_result(reply)
+        return True
+
+    def pending(self) -> list[PendingRequest]:
+        return list(self._pending.values())
