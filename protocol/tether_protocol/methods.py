@@ -7,15 +7,304 @@ adding its models and one entry here (and one handler in the server's processor)
 from __future__ import annotations
 
 from tether_protocol.spec import MethodSpec, NotificationSpec, ServerRequestSpec
+from tether_protocol.v2 import approvals as ap
+from tether_protocol.v2 import command as cmd
+from tether_protocol.v2 import config as cfg
+from tether_protocol.v2 import fs
+from tether_protocol.v2 import model as mdl
+from tether_protocol.v2 import notifications as n
+from tether_protocol.v2 import thread_admin as ta
+from tether_protocol.v2 import thread_history as th
+from tether_protocol.v2 import thread_lifecycle as tl
+from tether_protocol.v2 import turn as tu
 from tether_protocol.v2.initialize import InitializeParams, InitializeResponse
+
+_T = "thread_id"
+
+
+def _exp(*names: str) -> frozenset[str]:
+    return frozenset(names)
+
 
 _client: list[MethodSpec] = [
     MethodSpec("initialize", InitializeParams, InitializeResponse, doc="Handshake; once per connection."),
+    MethodSpec(
+        "thread/start",
+        tl.ThreadStartParams,
+        tl.ThreadStartResponse,
+        experimental_fields=_exp(
+            "permissions",
+            "runtimeWorkspaceRoots",
+            "historyMode",
+            "environments",
+            "dynamicTools",
+            "projectId",
+            "daybreakEnabled",
+            "selectedCapabilityRoots",
+            "allowProviderModelFallback",
+            "experimentalRawEvents",
+            "multiAgentMode",
+            "mockExperimentalField",
+        ),
+        doc="Create a thread and subscribe the caller.",
+    ),
+    MethodSpec(
+        "thread/resume",
+        tl.ThreadResumeParams,
+        tl.ThreadResumeResponse,
+        scope=_T,
+        experimental_fields=_exp(
+            "history", "path", "runtimeWorkspaceRoots", "permissions", "initialTurnsPage"
+        ),
+        doc="Load (or join) a stored thread and subscribe the caller.",
+    ),
+    MethodSpec(
+        "thread/fork",
+        tl.ThreadForkParams,
+        tl.ThreadForkResponse,
+        scope=_T,
+        experimental_fields=_exp(
+            "beforeTurnId", "path", "attachToSource", "deferGoalContinuation", "experimentalPredictionMode"
+        ),
+        doc="Copy a thread's history (up to lastTurnId) into a new thread.",
+    ),
+    MethodSpec(
+        "thread/list",
+        th.ThreadListParams,
+        th.ThreadListResponse,
+        experimental_fields=_exp(
+            "projectId", "parentThreadId", "ancestorThreadId", "attachedToThreadId", "includeAttachedThreads"
+        ),
+        doc="Page through stored threads that have a user message.",
+    ),
+    MethodSpec(
+        "thread/read", th.ThreadReadParams, th.ThreadReadResponse, scope=_T, doc="Read one thread's metadata."
+    ),
+    MethodSpec(
+        "thread/turns/list", th.ThreadTurnsListParams, th.ThreadTurnsListResponse, doc="Page through turns."
+    ),
+    MethodSpec(
+        "thread/items/list",
+        th.ThreadItemsListParams,
+        th.ThreadItemsListResponse,
+        experimental_fields=_exp("deferOutput"),
+        doc="Page through items, optionally within one turn.",
+    ),
+    MethodSpec(
+        "thread/archive",
+        ta.ThreadArchiveParams,
+        ta.ThreadArchiveResponse,
+        scope=_T,
+        doc="Unload and move to the archive.",
+    ),
+    MethodSpec(
+        "thread/unarchive",
+        ta.ThreadUnarchiveParams,
+        ta.ThreadUnarchiveResponse,
+        scope=_T,
+        doc="Move back out of the archive.",
+    ),
+    MethodSpec(
+        "thread/delete", ta.ThreadDeleteParams, ta.ThreadDeleteResponse, scope=_T, doc="Hard-delete a thread."
+    ),
+    MethodSpec(
+        "thread/name/set", ta.ThreadSetNameParams, ta.ThreadSetNameResponse, scope=_T, doc="Rename a thread."
+    ),
+    MethodSpec(
+        "thread/compact/start",
+        ta.ThreadCompactStartParams,
+        ta.ThreadCompactStartResponse,
+        scope=_T,
+        doc="Compact history in a new turn.",
+    ),
+    MethodSpec(
+        "thread/revert",
+        ta.ThreadRevertParams,
+        ta.ThreadRevertResponse,
+        scope=_T,
+        doc="Drop history from beforeTurnId on.",
+    ),
+    MethodSpec(
+        "thread/unsubscribe",
+        ta.ThreadUnsubscribeParams,
+        ta.ThreadUnsubscribeResponse,
+        scope=_T,
+        doc="Stop receiving this thread's events.",
+    ),
+    MethodSpec(
+        "thread/loaded/list",
+        th.ThreadLoadedListParams,
+        th.ThreadLoadedListResponse,
+        doc="Ids of threads in memory.",
+    ),
+    MethodSpec(
+        "thread/shellCommand",
+        ta.ThreadShellCommandParams,
+        ta.ThreadShellCommandResponse,
+        scope=_T,
+        doc="Run a user shell command (unsandboxed) inside the thread.",
+    ),
+    MethodSpec(
+        "turn/start",
+        tu.TurnStartParams,
+        tu.TurnStartResponse,
+        scope=_T,
+        experimental_fields=_exp(
+            "collaborationMode",
+            "permissions",
+            "environments",
+            "runtimeWorkspaceRoots",
+            "responsesapiClientMetadata",
+            "responsesapiClientMetadataPatch",
+            "additionalContext",
+            "cyberAccessProgram",
+            "multiAgentMode",
+        ),
+        doc="Start a turn (or steer into the active one).",
+    ),
+    MethodSpec(
+        "turn/steer", tu.TurnSteerParams, tu.TurnSteerResponse, scope=_T, doc="Add input to the active turn."
+    ),
+    MethodSpec(
+        "turn/interrupt",
+        tu.TurnInterruptParams,
+        tu.TurnInterruptResponse,
+        scope=_T,
+        doc="Stop the active turn.",
+    ),
+    MethodSpec(
+        "command/exec",
+        cmd.CommandExecParams,
+        cmd.CommandExecResponse,
+        experimental_fields=_exp("permissionProfile"),
+        doc="Run a standalone process; answers when it exits.",
+    ),
+    MethodSpec(
+        "command/exec/write",
+        cmd.CommandExecWriteParams,
+        cmd.CommandExecWriteResponse,
+        doc="Write to (or close) a process's stdin.",
+    ),
+    MethodSpec(
+        "command/exec/resize",
+        cmd.CommandExecResizeParams,
+        cmd.CommandExecResizeResponse,
+        doc="Resize a process's PTY.",
+    ),
+    MethodSpec(
+        "command/exec/terminate",
+        cmd.CommandExecTerminateParams,
+        cmd.CommandExecTerminateResponse,
+        doc="Kill a process.",
+    ),
+    MethodSpec(
+        "model/list", mdl.ModelListParams, mdl.ModelListResponse, doc="Page through the model catalog."
+    ),
+    MethodSpec("config/read", cfg.ConfigReadParams, cfg.ConfigReadResponse, doc="Read the effective config."),
+    MethodSpec(
+        "fs/readFile", fs.FsReadFileParams, fs.FsReadFileResponse, doc="Read a file by absolute path."
+    ),
 ]
 
-_notifications: list[NotificationSpec] = []
+_notifications: list[NotificationSpec] = [
+    NotificationSpec("thread/started", n.ThreadStartedNotification, doc="A thread was created or forked."),
+    NotificationSpec("thread/status/changed", n.ThreadStatusChangedNotification, doc="Thread status moved."),
+    NotificationSpec("thread/closed", n.ThreadClosedNotification, doc="A thread was unloaded."),
+    NotificationSpec("thread/archived", n.ThreadArchivedNotification, doc="A thread was archived."),
+    NotificationSpec("thread/unarchived", n.ThreadUnarchivedNotification, doc="A thread was unarchived."),
+    NotificationSpec("thread/deleted", n.ThreadDeletedNotification, doc="A thread was deleted."),
+    NotificationSpec("thread/name/updated", n.ThreadNameUpdatedNotification, doc="A thread was renamed."),
+    NotificationSpec("thread/reverted", n.ThreadRevertedNotification, doc="A thread's history was cut."),
+    NotificationSpec(
+        "thread/tokenUsage/updated", n.ThreadTokenUsageUpdatedNotification, doc="Token usage after a call."
+    ),
+    NotificationSpec("thread/compacted", n.ContextCompactedNotification, doc="Deprecated; never emitted."),
+    NotificationSpec("thread/goal/cleared", n.ThreadGoalClearedNotification, doc="Goal cleared (on resume)."),
+    NotificationSpec("turn/started", n.TurnStartedNotification, doc="A turn began."),
+    NotificationSpec("turn/completed", n.TurnCompletedNotification, doc="A turn ended (any status)."),
+    NotificationSpec("turn/diff/updated", n.TurnDiffUpdatedNotification, doc="Cumulative diff of the turn."),
+    NotificationSpec("turn/plan/updated", n.TurnPlanUpdatedNotification, doc="The agent's plan changed."),
+    NotificationSpec("item/started", n.ItemStartedNotification, doc="An item began."),
+    NotificationSpec("item/completed", n.ItemCompletedNotification, doc="An item reached its final state."),
+    NotificationSpec(
+        "item/agentMessage/delta", n.AgentMessageDeltaNotification, doc="Streamed message text."
+    ),
+    NotificationSpec("item/plan/delta", n.PlanDeltaNotification, doc="Streamed plan text."),
+    NotificationSpec(
+        "item/reasoning/summaryTextDelta",
+        n.ReasoningSummaryTextDeltaNotification,
+        doc="Streamed reasoning summary text.",
+    ),
+    NotificationSpec(
+        "item/reasoning/summaryPartAdded",
+        n.ReasoningSummaryPartAddedNotification,
+        doc="A new reasoning summary part began.",
+    ),
+    NotificationSpec(
+        "item/reasoning/textDelta", n.ReasoningTextDeltaNotification, doc="Streamed raw reasoning text."
+    ),
+    NotificationSpec(
+        "item/commandExecution/outputDelta",
+        n.CommandExecutionOutputDeltaNotification,
+        doc="Streamed command output.",
+    ),
+    NotificationSpec(
+        "item/commandExecution/terminalInteraction",
+        n.TerminalInteractionNotification,
+        doc="Stdin written to a running command.",
+    ),
+    NotificationSpec(
+        "item/fileChange/outputDelta", n.FileChangeOutputDeltaNotification, doc="Streamed patch output."
+    ),
+    NotificationSpec(
+        "item/fileChange/patchUpdated",
+        n.FileChangePatchUpdatedNotification,
+        doc="The proposed patch changed.",
+    ),
+    NotificationSpec(
+        "serverRequest/resolved",
+        n.ServerRequestResolvedNotification,
+        doc="A pending server request was answered or cleared.",
+    ),
+    NotificationSpec("error", n.ErrorNotification, doc="A turn error (maybe retried)."),
+    NotificationSpec("warning", n.WarningNotification, doc="A non-fatal problem."),
+    NotificationSpec(
+        "deprecationNotice", n.DeprecationNoticeNotification, doc="A deprecated feature was used."
+    ),
+    NotificationSpec("configWarning", n.ConfigWarningNotification, doc="A configuration problem."),
+    NotificationSpec(
+        "command/exec/outputDelta", cmd.CommandExecOutputDeltaNotification, doc="Streamed process output."
+    ),
+    NotificationSpec(
+        "account/rateLimits/updated", n.AccountRateLimitsUpdatedNotification, doc="Rate limits changed."
+    ),
+    NotificationSpec(
+        "remoteControl/status/changed",
+        n.RemoteControlStatusChangedNotification,
+        doc="Remote-control status (sent after initialize).",
+    ),
+]
 
-_server_requests: list[ServerRequestSpec] = []
+_server_requests: list[ServerRequestSpec] = [
+    ServerRequestSpec(
+        "item/commandExecution/requestApproval",
+        ap.CommandExecutionRequestApprovalParams,
+        ap.CommandExecutionRequestApprovalResponse,
+        doc="Ask to run a command.",
+    ),
+    ServerRequestSpec(
+        "item/fileChange/requestApproval",
+        ap.FileChangeRequestApprovalParams,
+        ap.FileChangeRequestApprovalResponse,
+        doc="Ask to apply a patch.",
+    ),
+    ServerRequestSpec(
+        "item/tool/requestUserInput",
+        ap.ToolRequestUserInputParams,
+        ap.ToolRequestUserInputResponse,
+        doc="Ask the user questions (plan mode).",
+    ),
+]
 
 CLIENT_METHODS: dict[str, MethodSpec] = {m.name: m for m in _client}
 SERVER_NOTIFICATIONS: dict[str, NotificationSpec] = {n.name: n for n in _notifications}

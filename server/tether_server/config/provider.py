@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping
 from typing import Any, Literal
 
@@ -49,6 +50,12 @@ class ModelProviderInfo(BaseModel):
     def display_name(self, provider_id: str) -> str:
         """The name to show a user: the configured `name`, else the table's id."""
         return self.name or provider_id
+
+
+def show(value: object) -> str:
+    """A short JSON rendering of a bad value for an error message."""
+    text = json.dumps(value, default=str, ensure_ascii=False)
+    return text if len(text) <= 80 else text[:77] + "..."
 
 
 def resolve_api_key(provider: ModelProviderInfo, environ: Mapping[str, str]) -> str | None:

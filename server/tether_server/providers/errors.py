@@ -90,7 +90,12 @@ def from_http_status(
 
     def make(msg: str, info: Any, retryable: bool) -> ProviderHttpError:
         return ProviderHttpError(
-            msg, codex_error_info=info, retryable=retryable, http_status=status, retry_after_s=retry_after_s
+            msg,
+            codex_error_info=info,
+            retryable=retryable,
+            http_status=status,
+            retry_after_s=retry_after_s,
+            additional_details=text or None,
         )
 
     if status == 401:

@@ -197,7 +197,8 @@ class Dispatcher:
             ctx = RequestContext(conn, rid, method)
             if method == "initialize":
                 return await self._initialize(ctx, handler, params)
-            return _as_wire(await handler(ctx, params))
+            result = _as_wire(await handler(ctx, params))
+            return None if ctx.answered else result
 
     async def _initialize(self, ctx: RequestContext, handler: Handler, params: Any) -> dict[str, Any] | None:
         assert isinstance(params, InitializeParams)

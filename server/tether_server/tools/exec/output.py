@@ -52,8 +52,9 @@ def count_lines(text: str) -> int:
     return text.count("\n") + (0 if text.endswith("\n") else 1)
 
 
-def truncate_for_model(text: str, max_tokens: int, *, total_bytes: int | None = None,
-                       total_lines: int | None = None) -> str:
+def truncate_for_model(
+    text: str, max_tokens: int, *, total_bytes: int | None = None, total_lines: int | None = None
+) -> str:
     """Keeps `text` within `max_tokens`, replacing its middle with a marker when it is too long.
 
     Args:

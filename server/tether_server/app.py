@@ -1,0 +1,182 @@
+"""Composition root: config → store → providers → threads → processor → rpc → transports."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import re
+import signal
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from tether_protocol.methods import CLIENT_METHODS
+from tether_server import __version__, log
+from tether_server.config import LoadedConfig, resolve_api_key
+from tether_server.core.session import SessionDeps
+from tether_server.errors import SandboxError
+from tether_server.processor.handlers import build_handlers
+from tether_server.processor.state import ServerState
+from tether_server.processor.subscriptions import Subscriptions
+from tether_server.providers.base import ModelProvider, ProviderSettings
+from tether_server.providers.responses import ResponsesProvider
+from tether_server.rpc.connection import Connection
+from tether_server.rpc.dispatcher import Dispatcher
+from tether_server.store.base import ThreadStore
+from tether_server.store.sqlite import SqliteThreadStore
+from tether_server.threads.manager import ThreadManager
+from tether_server.transports.stdio import StdioStream
+
+_log = log.get("tether.app")
+_SECRET_NAME = re.compile(r"KEY|SECRET|TOKEN|PASSWORD", re.IGNORECASE)
+DB_FILE = "tether.sqlite"
+
+
+def command_env(environ: Mapping[str, str]) -> dict[str, str]:
+    """Environment for spawned commands; names that look like credentials never reach them."""
+    return {k: v for k, v in environ.items() if not _SECRET_NAME.search(k)}
+
+
+class Providers:
+    """One provider client per configured provider id, created on first use."""
+
+    def __init__(self, loaded: LoadedConfig) -> None:
+        self._loaded = loaded
+        self._cache: dict[str, ResponsesProvider] = {}
+
+    def __call__(self, provider_id: str) -> ModelProvider:
+        if provider_id not in self._cache:
+            info = self._loaded.config.model_providers[provider_id]
+            settings = ProviderSettings(
+                name=provider_id,
+                base_url=(info.base_url or "").rstrip("/"),
+                api_key=resolve_api_key(info, os.environ),
+                http_headers=dict(info.http_headers or {}),
+                query_params=dict(info.query_params or {}),
+                stream_idle_timeout_s=info.stream_idle_timeout_ms / 1000,
+                request_max_retries=info.request_max_retries,
+                stream_max_retries=info.stream_max_retries,
+            )
+            self._cache[provider_id] = ResponsesProvider(settings)
+        return self._cache[provider_id]
+
+    async def aclose(self) -> None:
+        for provider in self._cache.values():
+            await provider.aclose()
+
+
+def _gate(policy: dict[str, Any], cwd: Path, argv: list[str]) -> list[str]:
+    if policy.get("type") == "dangerFullAccess":
+        return argv
+    raise SandboxError(
+        "sandboxed command execution is not available in this build of Tether yet; "
+        "run the thread with sandbox `danger-full-access` to allow commands"
+    )
+
+
+@dataclass
+class App:
+    loaded: LoadedConfig
+    home: Path
+    store: ThreadStore | None = None
+    state: ServerState | None = None
+    providers: Providers | None = None
+    tasks: set[asyncio.Task[None]] = field(default_factory=set)
+
+    async def start(self) -> Dispatcher:
+        self.home.mkdir(parents=True, exist_ok=True)
+        self.store = SqliteThreadStore(self.home / DB_FILE)
+        await self.store.open()
+        self.providers = Providers(self.loaded)
+        cfg = self.loaded.config
+        provider_info = cfg.model_providers.get(cfg.model_provider)
+        deps = SessionDeps(
+            provider_for=self.providers,
+            home=self.home,
+            agents_max_bytes=cfg.project_doc_max_bytes,
+            stream_max_retries=provider_info.stream_max_retries if provider_info else 5,
+            context_window=cfg.model_context_window,
+            gate=_gate,
+            env=command_env(os.environ),
+        )
+        threads = ThreadManager(self.store, deps)
+        dispatcher_box: list[Dispatcher] = []
+        subscriptions = Subscriptions(lambda: dispatcher_box[0].connections if dispatcher_box else [])
+        threads.on_loaded.append(subscriptions.attach)
+        state = ServerState(self.loaded, self.home, self.store, threads, subscriptions, version=__version__)
+        dispatcher = Dispatcher(
+            CLIENT_METHODS, build_handlers(state),
+            on_initialized=self._after_initialize, on_disconnect=self._on_disconnect,
+        )
+        dispatcher_box.append(dispatcher)
+        state.dispatcher = dispatcher
+        self.state = state
+        return dispatcher
+
+    async def _after_initialize(self, conn: Connection) -> None:
+        from tether_server.rpc.outgoing import send_notification
+
+        for warning in self.loaded.warnings:
+            send_notification([conn], "configWarning", {"summary": warning, "details": None})
+
+    async def _on_disconnect(self, conn: Connection) -> None:
+        if self.state is not None:
+            self.state.subscriptions.drop_connection(conn)
+
+    async def drain(self) -> None:
+        """Refuse new turns, wait for running ones."""
+        assert self.state is not None
+        self.state.draining = True
+        for handle in self.state.threads.handles():
+            await handle.session.wait_idle()
+
+    async def close(self) -> None:
+        if self.state is not None:
+            await self.state.threads.shutdown()
+        if self.providers is not None:
+            await self.providers.aclose()
+        if self.store is not None:
+            await self.store.close()
+
+
+async def serve_stdio(app: App) -> int:
+    dispatcher = await app.start()
+    loop = asyncio.get_running_loop()
+    conn = Connection(StdioStream())
+    serve = asyncio.create_task(dispatcher.serve(conn))
+    signals = 0
+    drained = asyncio.Event()
+
+    async def drain_then_stop() -> None:
+        await app.drain()
+        drained.set()
+
+    drain_task: asyncio.Task[None] | None = None
+
+    def on_signal(signame: str) -> None:
+        nonlocal signals, drain_task
+        signals += 1
+        _log.info("signal.received", signal=signame, count=signals)
+        if signals == 1 or signame == "SIGHUP":
+            if drain_task is None:
+                drain_task = asyncio.create_task(drain_then_stop())
+        else:
+            drained.set()
+
+    for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
+        loop.add_signal_handler(sig, on_signal, sig.name)
+    stop = asyncio.create_task(drained.wait())
+    await asyncio.wait({serve, stop}, return_when=asyncio.FIRST_COMPLETED)
+    conn.shutdown("server stopping")
+    if not serve.done():
+        try:
+            async with asyncio.timeout(5):
+                await serve
+        except TimeoutError:
+            serve.cancel()
+    stop.cancel()
+    if drain_task is not None:
+        drain_task.cancel()
+    await app.close()
+    return 0

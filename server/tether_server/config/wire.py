@@ -1,0 +1,81 @@
+"""The `config/read` projection: the effective config and its origins, secrets withheld."""
+
+from __future__ import annotations
+
+import fnmatch
+from typing import Any
+
+from tether_server.config.builtins import PASSTHROUGH_KEYS
+from tether_server.config.load import LoadedConfig
+
+REDACTED = "<redacted>"
+
+# Tables Tether keeps for itself or only for selection; config/read reports the result instead.
+_NOT_REPORTED = PASSTHROUGH_KEYS | {"profiles", "tether"}
+_SECRET_NAMES = ("*KEY*", "*SECRET*", "*TOKEN*", "*PASSWORD*", "*AUTH*")
+
+
+def config_to_wire(loaded: LoadedConfig) -> dict[str, Any]:
+    """The `config` object of a `config/read` response (snake_case, like config.toml).
+
+    Header values, bearer tokens and secret-looking `shell_environment_policy.set` entries are
+    replaced by "<redacted>"; unset keys and accepted-but-ignored Codex keys are left out.
+    """
+    wire = loaded.config.model_dump(mode="json", exclude_none=True, exclude=set(_NOT_REPORTED))
+    for provider in wire.get("model_providers", {}).values():
+        _redact_provider(provider)
+    env_set = wire.get("shell_environment_policy", {}).get("set", {})
+    for name in env_set:
+        if _looks_secret(name):
+            env_set[name] = REDACTED
+    return wire
+
+
+def origins_to_wire(loaded: LoadedConfig) -> dict[str, Any]:
+    """The `origins` object of `config/read`: dotted key → `ConfigLayerMetadata`.
+
+    Keys that still hold their default are left out (no layer set them).
+    """
+    user_file = str(loaded.path)
+    sources: dict[str, dict[str, Any]] = {
+        "user": {"name": {"type": "user", "file": user_file}, "version": loaded.versions.get("user", "")},
+        "profile": {
+            "name": {"type": "user", "file": user_file, "profile": loaded.profile},
+            "version": loaded.versions.get("user", ""),
+        },
+        "cli": {"name": {"type": "sessionFlags"}, "version": loaded.versions.get("cli", "")},
+    }
+    wire_keys = _reported_leaves(config_to_wire(loaded))
+    return {
+        key: sources[origin]
+        for key, origin in loaded.origins.items()
+        if origin in sources and key in wire_keys
+    }
+
+
+def _redact_provider(provider: dict[str, Any]) -> None:
+    if "experimental_bearer_token" in provider:
+        provider["experimental_bearer_token"] = REDACTED
+    headers = provider.get("http_headers") or {}
+    for name in headers:
+        headers[name] = REDACTED
+    params = provider.get("query_params") or {}
+    for name in params:
+        if _looks_secret(name):
+            params[name] = REDACTED
+
+
+def _looks_secret(name: str) -> bool:
+    upper = name.upper()
+    return any(fnmatch.fnmatchcase(upper, pattern) for pattern in _SECRET_NAMES)
+
+
+def _reported_leaves(table: dict[str, Any], prefix: str = "") -> set[str]:
+    leaves: set[str] = set()
+    for key, value in table.items():
+        path = f"{prefix}.{key}" if prefix else key
+        if isinstance(value, dict) and value:
+            leaves |= _reported_leaves(value, path)
+        else:
+            leaves.add(path)
+    return leaves

@@ -1,0 +1,26 @@
+"""Identifiers: UUIDv7 for threads and turns (time-ordered, like Codex)."""
+
+from __future__ import annotations
+
+import os
+import time
+import uuid
+
+
+def uuid7() -> str:
+    ms = time.time_ns() // 1_000_000
+    rand = int.from_bytes(os.urandom(10), "big")
+    value = (ms & ((1 << 48) - 1)) << 80
+    value |= 0x7 << 76
+    value |= ((rand >> 62) & 0xFFF) << 64
+    value |= 0b10 << 62
+    value |= rand & ((1 << 62) - 1)
+    return str(uuid.UUID(int=value))
+
+
+def now_s() -> int:
+    return int(time.time())
+
+
+def now_ms() -> int:
+    return time.time_ns() // 1_000_000

@@ -1,0 +1,84 @@
+"""Per-thread settings that turns run with; per-turn overrides persist (Codex semantics)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+
+@dataclass(frozen=True)
+class TurnSettings:
+    cwd: str
+    model: str
+    model_provider: str
+    approval_policy: Any = "on-request"  # "untrusted" | "on-request" | "never" | {"granular": {...}}
+    approvals_reviewer: str = "user"
+    sandbox_policy: dict[str, Any] = field(default_factory=lambda: {"type": "readOnly", "networkAccess": False})
+    effort: str | None = None
+    summary: str | None = None
+    base_instructions: str | None = None
+    developer_instructions: str | None = None
+    personality: str | None = None
+    service_tier: str | None = None
+
+    def with_overrides(self, **changes: Any) -> TurnSettings:
+        """Apply the non-None overrides."""
+        real = {k: v for k, v in changes.items() if v is not None}
+        return replace(self, **real) if real else self
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "cwd": self.cwd,
+            "model": self.model,
+            "modelProvider": self.model_provider,
+            "approvalPolicy": self.approval_policy,
+            "approvalsReviewer": self.approvals_reviewer,
+            "sandboxPolicy": self.sandbox_policy,
+            "effort": self.effort,
+            "summary": self.summary,
+            "baseInstructions": self.base_instructions,
+            "developerInstructions": self.developer_instructions,
+            "personality": self.personality,
+            "serviceTier": self.service_tier,
+        }
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> TurnSettings:
+        return cls(
+            cwd=data["cwd"],
+            model=data["model"],
+            model_provider=data["modelProvider"],
+            approval_policy=data.get("approvalPolicy", "on-request"),
+            approvals_reviewer=data.get("approvalsReviewer", "user"),
+            sandbox_policy=data.get("sandboxPolicy") or {"type": "readOnly", "networkAccess": False},
+            effort=data.get("effort"),
+            summary=data.get("summary"),
+            base_instructions=data.get("baseInstructions"),
+            developer_instructions=data.get("developerInstructions"),
+            personality=data.get("personality"),
+            service_tier=data.get("serviceTier"),
+        )
+
+
+def sandbox_mode_of(policy: dict[str, Any]) -> str:
+    return {
+        "dangerFullAccess": "danger-full-access",
+        "workspaceWrite": "workspace-write",
+        "readOnly": "read-only",
+        "externalSandbox": "external-sandbox",
+    }.get(str(policy.get("type")), "read-only")
+
+
+def sandbox_policy_for_mode(mode: str, *, writable_roots: list[str] | None = None, network: bool = False,
+                            exclude_tmpdir: bool = False, exclude_slash_tmp: bool = False) -> dict[str, Any]:
+    if mode == "danger-full-access":
+        return {"type": "dangerFullAccess"}
+    if mode == "workspace-write":
+        return {
+            "type": "workspaceWrite",
+            "writableRoots": list(writable_roots or []),
+            "networkAccess": network,
+            "excludeTmpdirEnvVar": exclude_tmpdir,
+            "excludeSlashTmp": exclude_slash_tmp,
+        }
+    return {"type": "readOnly", "networkAccess": False}

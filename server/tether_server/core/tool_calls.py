@@ -1,0 +1,259 @@
+"""Running the model's tool calls and turning each into items and a model-visible output."""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from tether_server.core import items
+from tether_server.core.ids import now_ms
+from tether_server.core.ports import EventSink
+from tether_server.errors import SandboxError, TetherError
+from tether_server.tools import apply_patch as ap
+from tether_server.tools.exec.sessions import ExecRequest, ProcessSessions
+from tether_server.tools.exec.shell import build_shell_argv, join_command, parse_command_actions
+
+PARALLEL_TOOLS = frozenset({"exec_command"})
+CommandGate = Callable[[dict[str, Any], Path, list[str]], list[str]]
+"""Given the sandbox policy, cwd and argv, returns the argv to run (sandbox-wrapped) or raises SandboxError."""
+
+
+@dataclass
+class ToolContext:
+    thread_id: str
+    turn_id: str
+    cwd: Path
+    sandbox_policy: dict[str, Any]
+    sink: EventSink
+    processes: ProcessSessions
+    env: Mapping[str, str]
+    gate: CommandGate
+    record_item: Callable[[dict[str, Any]], None]
+    turn_files_before: dict[Path, str | None] = field(default_factory=dict)
+    session_items: dict[int, str] = field(default_factory=dict)
+
+
+@dataclass
+class ToolOutput:
+    text: str
+    success: bool = True
+
+
+def _ids(ctx: ToolContext) -> dict[str, Any]:
+    return {"threadId": ctx.thread_id, "turnId": ctx.turn_id}
+
+
+async def _started(ctx: ToolContext, item: dict[str, Any]) -> None:
+    await ctx.sink.emit("item/started", {"item": item, **_ids(ctx), "startedAtMs": item["startedAtMs"]})
+
+
+async def _completed(ctx: ToolContext, item: dict[str, Any]) -> None:
+    item["completedAtMs"] = now_ms()
+    ctx.record_item(item)
+    await ctx.sink.emit(
+        "item/completed",
+        {"item": item, **_ids(ctx), "completedAtMs": item["completedAtMs"], "contentTokenCount": None},
+    )
+
+
+def parse_arguments(raw: str) -> dict[str, Any]:
+    try:
+        value = json.loads(raw or "{}")
+    except json.JSONDecodeError as exc:
+        raise ToolArgumentError(f"failed to parse function arguments: {exc}") from None
+    if not isinstance(value, dict):
+        raise ToolArgumentError("failed to parse function arguments: expected a JSON object")
+    return value
+
+
+class ToolArgumentError(Exception):
+    pass
+
+
+def _int_arg(args: dict[str, Any], name: str, default: int | None) -> int | None:
+    value = args.get(name, default)
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise ToolArgumentError(f"failed to parse function arguments: `{name}` must be a number")
+    return int(value)
+
+
+async def exec_command(ctx: ToolContext, call_id: str, args: dict[str, Any]) -> ToolOutput:
+    cmd = args.get("cmd")
+    if not isinstance(cmd, str) or not cmd.strip():
+        raise ToolArgumentError("failed to parse function arguments: missing field `cmd`")
+    workdir = args.get("workdir")
+    cwd = (ctx.cwd / workdir).resolve() if isinstance(workdir, str) and workdir else ctx.cwd
+    argv = build_shell_argv(cmd, args.get("shell"), bool(args.get("login", True)))
+    item = items.command_execution(call_id, join_command(argv), str(cwd), parse_command_actions(cmd), now_ms())
+    await _started(ctx, item)
+    started = time.monotonic()
+    try:
+        run_argv = ctx.gate(ctx.sandbox_policy, cwd, argv)
+    except SandboxError as exc:
+        item.update(status="failed", aggregatedOutput=exc.message, durationMs=0)
+        await _completed(ctx, item)
+        return ToolOutput(f"exec_command failed for `{cmd}`: {exc.message}", success=False)
+
+    def on_output(text: str) -> None:
+        ctx.sink.emit_transient("item/commandExecution/outputDelta", {**_ids(ctx), "itemId": call_id, "delta": text})
+
+    request = ExecRequest(
+        argv=run_argv,
+        cwd=cwd,
+        env=ctx.env,
+        tty=bool(args.get("tty", False)),
+        yield_time_ms=_int_arg(args, "yield_time_ms", 10_000) or 10_000,
+        max_output_tokens=_int_arg(args, "max_output_tokens", None),
+    )
+    result = await ctx.processes.exec_command(request, on_output)
+    item.update(
+        aggregatedOutput=result.output,
+        exitCode=result.exit_code,
+        durationMs=int((time.monotonic() - started) * 1000),
+        processId=str(result.session_id) if result.session_id is not None else None,
+        status="completed" if result.exit_code in (0, None) else "failed",
+    )
+    if result.session_id is not None:
+        ctx.session_items[result.session_id] = call_id
+    await _completed(ctx, item)
+    return ToolOutput(result.model_text())
+
+
+async def write_stdin(ctx: ToolContext, call_id: str, args: dict[str, Any]) -> ToolOutput:
+    session_id = _int_arg(args, "session_id", None)
+    if session_id is None:
+        raise ToolArgumentError("failed to parse function arguments: missing field `session_id`")
+    chars = args.get("chars") or ""
+    item_id = ctx.session_items.get(session_id, call_id)
+    if chars:
+        ctx.sink.emit_transient(
+            "item/commandExecution/terminalInteraction",
+            {**_ids(ctx), "itemId": item_id, "processId": str(session_id), "stdin": chars},
+        )
+
+    def on_output(text: str) -> None:
+        ctx.sink.emit_transient("item/commandExecution/outputDelta", {**_ids(ctx), "itemId": item_id, "delta": text})
+
+    try:
+        result = await ctx.processes.write_stdin(
+            session_id, str(chars), _int_arg(args, "yield_time_ms", 250) or 250,
+            _int_arg(args, "max_output_tokens", None), on_output,
+        )
+    except TetherError as exc:
+        return ToolOutput(f"write_stdin failed: {exc.message}", success=False)
+    return ToolOutput(result.model_text())
+
+
+def _plan_status(value: Any) -> str:
+    return {"in_progress": "inProgress", "completed": "completed"}.get(str(value), "pending")
+
+
+async def update_plan(ctx: ToolContext, call_id: str, args: dict[str, Any]) -> ToolOutput:
+    raw_plan = args.get("plan")
+    if not isinstance(raw_plan, list) or not all(isinstance(s, dict) and "step" in s for s in raw_plan):
+        raise ToolArgumentError("failed to parse function arguments: `plan` must be a list of {step, status}")
+    plan = [{"step": str(s["step"]), "status": _plan_status(s.get("status"))} for s in raw_plan]
+    explanation = args.get("explanation")
+    explanation = explanation if isinstance(explanation, str) else None
+    marks = {"pending": "[ ]", "inProgress": "[~]", "completed": "[x]"}
+    text = "\n".join(f"{marks[p['status']]} {p['step']}" for p in plan)
+    item = items.plan(call_id, text, now_ms())
+    await _started(ctx, item)
+    await ctx.sink.emit("turn/plan/updated", {**_ids(ctx), "explanation": explanation, "plan": plan})
+    await _completed(ctx, item)
+    return ToolOutput("Plan updated")
+
+
+def _writable_roots(ctx: ToolContext) -> list[Path] | None:
+    policy = ctx.sandbox_policy
+    kind = policy.get("type")
+    if kind in ("dangerFullAccess", "externalSandbox"):
+        return None
+    if kind == "workspaceWrite":
+        return [ctx.cwd, *(Path(r) for r in policy.get("writableRoots") or [])]
+    return []
+
+
+async def apply_patch(ctx: ToolContext, call_id: str, patch_text: str) -> ToolOutput:
+    started = time.monotonic()
+    try:
+        hunks = ap.parse_patch(patch_text)
+        if not hunks:
+            return ToolOutput(ap.EMPTY_PATCH_TEXT, success=False)
+        changes = ap.plan_patch(hunks, ctx.cwd, _writable_roots(ctx))
+    except ap.PatchOutsideRootsError as exc:
+        return ToolOutput(
+            f"patch rejected: writing outside of the sandbox's writable roots is not allowed here ({exc})",
+            success=False,
+        )
+    except ap.PatchError as exc:
+        return ToolOutput(ap.verification_failed_text(exc), success=False)
+    item = items.file_change(call_id, ap.changes_to_wire(changes, ctx.cwd), now_ms())
+    await _started(ctx, item)
+    for change in changes:
+        ctx.turn_files_before.setdefault(change.path, change.old_content)
+        if change.move_path is not None:
+            ctx.turn_files_before.setdefault(change.move_path, None)
+    try:
+        ap.apply_planned(changes)
+    except ap.PatchError as exc:
+        item["status"] = "failed"
+        await _completed(ctx, item)
+        return ToolOutput(ap.verification_failed_text(exc), success=False)
+    item["status"] = "completed"
+    await _completed(ctx, item)
+    await emit_turn_diff(ctx)
+    wall = time.monotonic() - started
+    return ToolOutput(f"Exit code: 0\nWall time: {wall:.1f} seconds\nOutput:\n{ap.summarize(changes)}")
+
+
+async def emit_turn_diff(ctx: ToolContext) -> None:
+    after: dict[Path, str | None] = {}
+    for path in ctx.turn_files_before:
+        try:
+            after[path] = path.read_text(encoding="utf-8")
+        except (FileNotFoundError, IsADirectoryError):
+            after[path] = None
+        except (OSError, UnicodeDecodeError):
+            continue
+    diff = ap.turn_diff(ctx.turn_files_before, after, ctx.cwd)
+    await ctx.sink.emit("turn/diff/updated", {**_ids(ctx), "diff": diff})
+
+
+async def dispatch(ctx: ToolContext, call: dict[str, Any]) -> dict[str, Any]:
+    """Run one call item (`function_call` / `custom_tool_call`); returns its output history item."""
+    kind = call.get("type")
+    name = str(call.get("name", ""))
+    call_id = str(call.get("call_id", ""))
+    out_type = "custom_tool_call_output" if kind == "custom_tool_call" else "function_call_output"
+    try:
+        output = await _run(ctx, kind, name, call_id, call)
+    except ToolArgumentError as exc:
+        output = ToolOutput(str(exc), success=False)
+    return {"type": out_type, "call_id": call_id, "output": output.text}
+
+
+async def _run(ctx: ToolContext, kind: Any, name: str, call_id: str, call: dict[str, Any]) -> ToolOutput:
+    if kind == "custom_tool_call":
+        if name == "apply_patch":
+            return await apply_patch(ctx, call_id, str(call.get("input", "")))
+        return ToolOutput(f"unsupported custom tool call: {name}", success=False)
+    args = parse_arguments(str(call.get("arguments", "")))
+    if name == "exec_command":
+        patch = ap.extract_patch_from_command(build_shell_argv(str(args.get("cmd", "")), None, True))
+        if patch is not None:
+            return await apply_patch(ctx, call_id, patch)
+        return await exec_command(ctx, call_id, args)
+    if name == "write_stdin":
+        return await write_stdin(ctx, call_id, args)
+    if name == "update_plan":
+        return await update_plan(ctx, call_id, args)
+    if name == "apply_patch":
+        return await apply_patch(ctx, call_id, str(args.get("input", "")))
+    return ToolOutput(f"unsupported call: {name}", success=False)

@@ -1,0 +1,41 @@
+"""Token accounting across a thread: the `thread/tokenUsage/updated` payload."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from tether_server.providers.base import TokenUsage
+
+
+def _breakdown(u: TokenUsage) -> dict[str, int]:
+    return {
+        "totalTokens": u.total_tokens,
+        "inputTokens": u.input_tokens,
+        "cachedInputTokens": u.cached_input_tokens,
+        "cacheWriteInputTokens": 0,
+        "outputTokens": u.output_tokens,
+        "reasoningOutputTokens": u.reasoning_output_tokens,
+    }
+
+
+class UsageTracker:
+    def __init__(self, context_window: int | None) -> None:
+        self.total = TokenUsage()
+        self.last = TokenUsage()
+        self.context_window = context_window
+
+    def add(self, usage: TokenUsage) -> dict[str, Any]:
+        t = self.total
+        self.total = TokenUsage(
+            input_tokens=t.input_tokens + usage.input_tokens,
+            cached_input_tokens=t.cached_input_tokens + usage.cached_input_tokens,
+            output_tokens=t.output_tokens + usage.output_tokens,
+            reasoning_output_tokens=t.reasoning_output_tokens + usage.reasoning_output_tokens,
+            total_tokens=t.total_tokens + usage.total_tokens,
+        )
+        self.last = usage
+        return self.wire()
+
+    def wire(self) -> dict[str, Any]:
+        return {"total": _breakdown(self.total), "last": _breakdown(self.last),
+                "modelContextWindow": self.context_window}

@@ -1,0 +1,95 @@
+"""initialize, config/read, model/list."""
+
+from __future__ import annotations
+
+import platform
+import re
+from typing import Any
+
+from tether_protocol import CODEX_PROTOCOL_VERSION
+from tether_server.config import config_to_wire, origins_to_wire
+from tether_server.errors import InvalidRequest
+from tether_server.processor.state import ServerState
+from tether_server.rpc.context import RequestContext
+
+_HEADER_VALUE = re.compile(r"^[\t\x20-\x7e\x80-\xff]*$")
+
+
+def _os_description() -> str:
+    try:
+        info = platform.freedesktop_os_release()
+        name, version = info.get("NAME", "Linux").split(" ")[0], info.get("VERSION_ID", "")
+    except OSError:
+        name, version = platform.system(), platform.release()
+    return f"{name} {version}".strip()
+
+
+async def initialize(state: ServerState, ctx: RequestContext, params: Any) -> dict[str, Any]:
+    name = params.client_info.name
+    if not _HEADER_VALUE.match(name):
+        raise InvalidRequest(f"Invalid clientInfo.name: {name!r}. Must be a valid HTTP header value.")
+    if state.originator is None:
+        state.originator = name  # process-global, fixed by the first client (as Codex)
+    # Clients parse the protocol version right after the first "/", so Codex's version goes there;
+    # Tether's own version follows in the product list.
+    ua = (
+        f"{state.originator}/{CODEX_PROTOCOL_VERSION} ({_os_description()}; {platform.machine()}) "
+        f"tether/{state.version} ({name}; {params.client_info.version})"
+    )
+    return {
+        "userAgent": ua,
+        "codexHome": str(state.home),
+        "platformFamily": "unix" if platform.system() != "Windows" else "windows",
+        "platformOs": platform.system().lower(),
+    }
+
+
+async def config_read(state: ServerState, ctx: RequestContext, params: Any) -> dict[str, Any]:
+    return {
+        "config": config_to_wire(state.config),
+        "origins": origins_to_wire(state.config),
+        "layers": None,
+    }
+
+
+def _model_entry(slug: str, provider: str, default: bool) -> dict[str, Any]:
+    efforts = [
+        {"reasoningEffort": e, "description": d}
+        for e, d in (("low", "Fast responses"), ("medium", "Balanced"), ("high", "Deeper reasoning"))
+    ]
+    return {
+        "id": slug,
+        "model": slug,
+        "displayName": slug,
+        "description": f"{slug} via the {provider} provider",
+        "hidden": False,
+        "isDefault": default,
+        "supportedReasoningEfforts": efforts,
+        "defaultReasoningEffort": "medium",
+        "inputModalities": ["text", "image"],
+        "supportsPersonality": False,
+        "additionalSpeedTiers": [],
+        "serviceTiers": [],
+        "defaultServiceTier": None,
+        "upgrade": None,
+        "upgradeInfo": None,
+        "availabilityNux": None,
+        "modelSpecialty": None,
+        "multiAgentVersion": None,
+        "availableAccessPrograms": [],
+    }
+
+
+async def model_list(state: ServerState, ctx: RequestContext, params: Any) -> dict[str, Any]:
+    cfg = state.config.config
+    provider = params.model_provider or cfg.model_provider
+    slugs = [cfg.model]
+    for extra in ("gpt-5.5", "gpt-5.4", "gpt-5.4-mini"):
+        if provider == "openai" and extra not in slugs:
+            slugs.append(extra)
+    data = [_model_entry(s, provider, s == cfg.model) for s in slugs]
+    start = int(params.cursor) if params.cursor and str(params.cursor).isdigit() else 0
+    limit = params.limit or len(data)
+    page = data[start : start + limit]
+    nxt = str(start + limit) if start + limit < len(data) else None
+    return {"data": page, "nextCursor": nxt}

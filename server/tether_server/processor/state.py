@@ -1,0 +1,26 @@
+"""Shared server state handed to every processor module."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from tether_server.config import LoadedConfig
+from tether_server.processor.subscriptions import Subscriptions
+from tether_server.rpc.dispatcher import Dispatcher
+from tether_server.store.base import ThreadStore
+from tether_server.threads.manager import ThreadManager
+
+
+@dataclass
+class ServerState:
+    config: LoadedConfig
+    home: Path
+    store: ThreadStore
+    threads: ThreadManager
+    subscriptions: Subscriptions
+    dispatcher: Dispatcher | None = None
+    draining: bool = False
+    originator: str | None = None
+    version: str = "0.1.0"
+    extra: dict[str, object] = field(default_factory=dict)

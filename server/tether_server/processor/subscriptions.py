@@ -1,0 +1,85 @@
+"""Which connection hears which thread, and the routing of thread events to connections.
+
+Thread events are encoded once and the same bytes fan out. Each carries `seq` (Tether extension)
+as a top-level member next to `emittedAtMs`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+
+import orjson
+
+from tether_server.rpc.connection import Connection
+from tether_server.threads.handle import ThreadEvent, ThreadHandle
+
+# protocol.md §9: these reach every initialized connection, subscribed or not.
+BROADCAST = frozenset(
+    {
+        "thread/started",
+        "thread/status/changed",
+        "thread/closed",
+        "thread/archived",
+        "thread/unarchived",
+        "thread/deleted",
+        "thread/name/updated",
+    }
+)
+
+
+def encode_event(event: ThreadEvent) -> bytes:
+    return orjson.dumps(
+        {"method": event.method, "params": event.params, "emittedAtMs": event.emitted_at_ms, "seq": event.seq}
+    )
+
+
+class Subscriptions:
+    def __init__(self, all_connections: Callable[[], Iterable[Connection]]) -> None:
+        self._all = all_connections
+        self._subs: dict[str, dict[int, Connection]] = {}
+        self.on_idle: Callable[[str], None] | None = None
+
+    def attach(self, handle: ThreadHandle) -> None:
+        """Start routing a newly loaded thread's events."""
+        thread_id = handle.thread_id
+        self._subs.setdefault(thread_id, {})
+        handle.add_listener(lambda event: self._route(thread_id, event))
+
+    def _route(self, thread_id: str, event: ThreadEvent) -> None:
+        targets: Iterable[Connection]
+        if event.method in BROADCAST:
+            targets = self._all()
+        else:
+            targets = self._subs.get(thread_id, {}).values()
+        frame: bytes | None = None
+        for conn in list(targets):
+            if conn.wants(event.method):
+                frame = frame or encode_event(event)
+                conn.send_frame(frame)
+
+    def subscribe(self, thread_id: str, conn: Connection) -> bool:
+        """True when the connection was not subscribed before."""
+        subs = self._subs.setdefault(thread_id, {})
+        fresh = conn.id not in subs
+        subs[conn.id] = conn
+        return fresh
+
+    def unsubscribe(self, thread_id: str, conn: Connection) -> bool:
+        subs = self._subs.get(thread_id, {})
+        removed = subs.pop(conn.id, None) is not None
+        if removed and not subs and self.on_idle is not None:
+            self.on_idle(thread_id)
+        return removed
+
+    def subscribers(self, thread_id: str) -> list[Connection]:
+        return list(self._subs.get(thread_id, {}).values())
+
+    def is_subscribed(self, thread_id: str, conn: Connection) -> bool:
+        return conn.id in self._subs.get(thread_id, {})
+
+    def drop_connection(self, conn: Connection) -> None:
+        for thread_id in list(self._subs):
+            self.unsubscribe(thread_id, conn)
+
+    def forget(self, thread_id: str) -> None:
+        self._subs.pop(thread_id, None)

@@ -1,0 +1,224 @@
+"""thread/* handlers."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from tether_protocol import CODEX_PROTOCOL_VERSION
+from tether_server.core.ids import now_s, uuid7
+from tether_server.errors import Conflict, InvalidRequest, NotFound
+from tether_server.processor.settings import default_cwd, thread_settings, wire
+from tether_server.processor.state import ServerState
+from tether_server.processor.views import session_response, thread_json, turn_json
+from tether_server.rpc.context import RequestContext
+from tether_server.rpc.outgoing import send_notification
+from tether_server.store.base import InvalidCursor, ThreadQuery, ThreadRecord
+from tether_server.threads.handle import ThreadHandle
+
+
+def _loaded_json(state: ServerState, handle: ThreadHandle, turns: list[dict[str, Any]] | None = None) -> dict[str, Any]:
+    s = handle.session
+    return thread_json(s.record, status=s.status, loaded=True, ephemeral=s.ephemeral, turns=turns)
+
+
+async def start(state: ServerState, ctx: RequestContext, params: Any) -> dict[str, Any]:
+    if state.draining:
+        raise Conflict("Server is draining; retry after reconnecting", data={"reason": "serverShuttingDown"})
+    settings = thread_settings(state.config.config, params, default_cwd())
+    now = now_s()
+    record = ThreadRecord(
+        id=uuid7(), created_at=now, updated_at=now, recency_at=now, cwd=settings.cwd,
+        model=settings.model, model_provider=settings.model_provider, source="vscode",
+        cli_version=CODEX_PROTOCOL_VERSION, originator=state.originator or ctx.connection.client_name,
+        settings=settings.to_json(),
+    )
+    handle = state.threads.create(record, settings, ephemeral=bool(params.ephemeral))
+    state.subscriptions.subscribe(record.id, ctx.connection)
+    thread = _loaded_json(state, handle)
+    ctx.respond(session_response(thread, settings))
+    send_notification(_conns(state), "thread/started", {"thread": thread})
+    return {}
+
+
+async def _turns_of(state: ServerState, thread_id: str) -> list[dict[str, Any]]:
+    page = await state.store.list_turns(thread_id, cursor=None, limit=100_000, direction="asc")
+    items = await state.store.list_items(thread_id, turn_id=None, cursor=None, limit=1_000_000, direction="asc")
+    by_turn: dict[str, list[dict[str, Any]]] = {}
+    for it in items.data:
+        by_turn.setdefault(it.turn_id, []).append(it.item)
+    return [turn_json(t, by_turn.get(t.turn_id, []), "full") for t in page.data]
+
+
+async def resume(state: ServerState, ctx: RequestContext, params: Any) -> dict[str, Any]:
+    opened = await state.threads.open(params.thread_id)
+    if opened is None:
+        raise InvalidRequest(f"no rollout found for thread id {params.thread_id}")
+    handle = opened.handle
+    session = handle.session
+    if session.record.archived:
+        raise InvalidRequest(
+            f"session {params.thread_id} is archived. Run `tether unarchive {params.thread_id}` to unarchive it first."
+        )
+    if opened.loaded_now:
+        await session.set_status({"type": "idle"})
+    turns = [] if params.exclude_turns or session.ephemeral else await _turns_of(state, params.thread_id)
+    thread = _loaded_json(state, handle, turns)
+    state.subscriptions.subscribe(params.thread_id, ctx.connection)
+    response = session_response(thread, session.settings)
+    response.update(collaborationMode=None, initialTurnsPage=None, turnsBackwardsCursor=None, itemsBackwardsCursor=None)
+    ctx.respond(response)
+    if params.after_seq is not None:
+        await _replay(state, ctx, handle, params.after_seq)
+    return {}
+
+
+async def _replay(state: ServerState, ctx: RequestContext, handle: ThreadHandle, after_seq: int) -> None:
+    """Send what the client missed: from the ring when it reaches back, else durable events from the store."""
+    from tether_server.processor.subscriptions import encode_event
+
+    events = handle.events_after(after_seq)
+    if events is None:
+        stored = await state.store.read_events(handle.thread_id, after_seq)
+        from tether_server.threads.handle import ThreadEvent
+
+        events = [ThreadEvent(e.thread_id, e.seq, e.method, e.params, e.emitted_at_ms, True) for e in stored]
+        ring = handle.events_after(events[-1].seq if events else after_seq) or []
+        events.extend(ring)
+    for event in events:
+        if ctx.connection.wants(event.method):
+            ctx.connection.send_frame(encode_event(event))
+
+
+async def read(state: ServerState, ctx: RequestContext, params: Any) -> dict[str, Any]:
+    handle = state.threads.get(params.thread_id)
+    if handle is not None:
+        record, status = handle.session.record, handle.session.status
+        loaded, ephemeral = True, handle.session.ephemeral
+    else:
+        found = await state.store.get_thread(params.thread_id)
+        if found is None:
+            raise NotFound(f"thread not loaded: {params.thread_id}")
+        record, status, loaded, ephemeral = found, None, False, False
+    turns = await _turns_of(state, record.id) if params.include_turns and not ephemeral else []
+    thread = thread_json(record, status=status, loaded=loaded, ephemeral=ephemeral, turns=turns)
+    return {"thread": thread, "readState": {"firstUnread": None, "revision": str(record.last_seq)}}
+
+
+async def list_threads(state: ServerState, ctx: RequestContext, params: Any) -> dict[str, Any]:
+    cwd = params.cwd
+    query = ThreadQuery(
+        limit=max(1, min(params.limit or 50, 100)),
+        cursor=params.cursor,
+        sort_key=wire(params.sort_key) or "created_at",
+        sort_direction=wire(params.sort_direction) or "desc",
+        archived=bool(params.archived),
+        cwds=[cwd] if isinstance(cwd, str) else cwd,
+        model_providers=params.model_providers or None,
+        sources=None,
+        search_term=params.search_term or None,
+        exclude_ids=params.excluded_thread_ids or (),
+    )
+    if params.originators:
+        from tether_server.errors import InvalidParams
+
+        raise InvalidParams("originator filtering is not supported by the local app-server")
+    try:
+        page = await state.store.list_threads(query)
+    except InvalidCursor:
+        raise InvalidRequest(f"invalid cursor: {params.cursor}") from None
+    data = []
+    for record in page.data:
+        handle = state.threads.get(record.id)
+        status = handle.session.status if handle else None
+        data.append(thread_json(record, status=status, loaded=False))
+    return {"data": data, "nextCursor": page.next_cursor, "backwardsCursor": page.backwards_cursor, "readStates": {}}
+
+
+async def loaded_list(state: ServerState, ctx: RequestContext, params: Any) -> dict[str, Any]:
+    ids = sorted(state.threads.loaded_ids())
+    start = int(params.cursor) if params.cursor and str(params.cursor).isdigit() else 0
+    limit = params.limit or len(ids) or 1
+    page = ids[start : start + limit]
+    nxt = str(start + limit) if start + limit < len(ids) else None
+    return {"data": page, "nextCursor": nxt}
+
+
+async def unsubscribe(state: ServerState, ctx: RequestContext, params: Any) -> dict[str, Any]:
+    if state.threads.get(params.thread_id) is None:
+        return {"status": "notLoaded"}
+    removed = state.subscriptions.unsubscribe(params.thread_id, ctx.connection)
+    return {"status": "unsubscribed" if removed else "notSubscribed"}
+
+
+async def _record_or_fail(state: ServerState, thread_id: str) -> ThreadRecord:
+    handle = state.threads.get(thread_id)
+    if handle is not None:
+        return handle.session.record
+    record = await state.store.get_thread(thread_id)
+    if record is None:
+        raise NotFound(f"thread not found: {thread_id}")
+    return record
+
+
+async def name_set(state: ServerState, ctx: RequestContext, params: Any) -> dict[str, Any]:
+    name = (params.name or "").strip()
+    if not name:
+        raise InvalidRequest("thread name must not be empty")
+    record = await _record_or_fail(state, params.thread_id)
+    record.name = name
+    await state.store.set_name(params.thread_id, name, now_s())
+    ctx.respond({})
+    send_notification(_conns(state), "thread/name/updated", {"threadId": params.thread_id, "threadName": name})
+    return {}
+
+
+async def archive(state: ServerState, ctx: RequestContext, params: Any) -> dict[str, Any]:
+    record = await _record_or_fail(state, params.thread_id)
+    handle = state.threads.get(params.thread_id)
+    if handle is not None and handle.session.active is not None:
+        raise Conflict("cannot archive a thread while a turn is running; interrupt it first")
+    if not await state.store.set_archived(params.thread_id, True, now_s()):
+        raise NotFound(f"no rollout found for thread id {params.thread_id}")
+    record.archived = True
+    if handle is not None:
+        await _unload(state, handle)
+    ctx.respond({})
+    send_notification(_conns(state), "thread/archived", {"threadId": params.thread_id})
+    return {}
+
+
+async def unarchive(state: ServerState, ctx: RequestContext, params: Any) -> dict[str, Any]:
+    record = await state.store.get_thread(params.thread_id)
+    if record is None:
+        raise NotFound(f"no rollout found for thread id {params.thread_id}")
+    await state.store.set_archived(params.thread_id, False, now_s())
+    record.archived = False
+    ctx.respond({"thread": thread_json(record, status=None, loaded=False)})
+    send_notification(_conns(state), "thread/unarchived", {"threadId": params.thread_id})
+    return {}
+
+
+async def delete(state: ServerState, ctx: RequestContext, params: Any) -> dict[str, Any]:
+    handle = state.threads.get(params.thread_id)
+    if handle is not None:
+        if handle.session.active is not None:
+            handle.session.interrupt(None)
+            await handle.session.wait_idle()
+        await _unload(state, handle)
+    deleted = await state.store.delete_thread(params.thread_id)
+    if not deleted and handle is None:
+        raise InvalidRequest(f"no rollout found for thread id {params.thread_id}")
+    ctx.respond({})
+    send_notification(_conns(state), "thread/deleted", {"threadId": params.thread_id})
+    return {}
+
+
+async def _unload(state: ServerState, handle: ThreadHandle) -> None:
+    await handle.session.set_status({"type": "notLoaded"})
+    await state.threads.unload(handle.thread_id)
+    state.subscriptions.forget(handle.thread_id)
+
+
+def _conns(state: ServerState) -> list[Any]:
+    return list(state.dispatcher.connections) if state.dispatcher else []
+

@@ -1,0 +1,55 @@
+"""turn/* handlers."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from tether_server.errors import Conflict, NotFound
+from tether_server.processor.settings import turn_settings, wire
+from tether_server.processor.state import ServerState
+from tether_server.rpc.context import RequestContext
+from tether_server.threads.handle import ThreadHandle
+
+DRAINING = "Server is draining; retry after reconnecting"
+
+
+def _handle(state: ServerState, thread_id: str) -> ThreadHandle:
+    handle = state.threads.get(thread_id)
+    if handle is None:
+        raise NotFound(f"thread not found: {thread_id}")
+    return handle
+
+
+def _content(inputs: list[Any]) -> list[dict[str, Any]]:
+    out: list[dict[str, Any]] = []
+    for entry in inputs:
+        data = wire(entry)
+        if data.get("type") == "text" and "text_elements" not in data:
+            data["text_elements"] = []
+        out.append({k: v for k, v in data.items() if v is not None or k == "text_elements"})
+    return out
+
+
+async def start(state: ServerState, ctx: RequestContext, params: Any) -> dict[str, Any]:
+    handle = _handle(state, params.thread_id)
+    session = handle.session
+    if session.active is None and state.draining:
+        raise Conflict(DRAINING, data={"reason": "serverShuttingDown"})
+    if session.record.archived:
+        raise Conflict(f"session {params.thread_id} is archived. Run `tether unarchive {params.thread_id}` to unarchive it first.")
+    settings = turn_settings(session.settings, params)
+    schema = params.output_schema if isinstance(params.output_schema, dict) else None
+    turn, _new = session.start_turn(_content(params.input), params.client_user_message_id, settings, schema)
+    return {"turn": turn}
+
+
+async def steer(state: ServerState, ctx: RequestContext, params: Any) -> dict[str, Any]:
+    session = _handle(state, params.thread_id).session
+    turn_id = session.steer(_content(params.input), params.expected_turn_id, params.client_user_message_id)
+    return {"turnId": turn_id}
+
+
+async def interrupt(state: ServerState, ctx: RequestContext, params: Any) -> dict[str, Any]:
+    session = _handle(state, params.thread_id).session
+    session.interrupt(params.turn_id)
+    return {}

@@ -1,0 +1,81 @@
+"""The bubblewrap argv for a policy: a pure function of its inputs, golden-tested.
+
+Order matters; later mounts win. Namespaces and capabilities first, then the read-only root,
+`/dev`, a fresh `/proc` with `/proc/sys` re-bound read-only (as root, sysctl writes are checked
+against the euid, not capabilities, so `--cap-drop ALL` alone leaves host sysctls writable), then
+writable roots (outer first), protected subpaths re-bound read-only, stubs for missing protected
+paths, and the hidden-path masks last. See sandbox.md §2 and §9.3.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+
+from tether_server.sandbox.mounts import MountPlan
+from tether_server.sandbox.policy import SandboxPolicy
+
+DEFAULT_BWRAP = "bwrap"
+SANDBOX_ENV_MARKER = "TETHER_SANDBOX"
+NETWORK_DISABLED_ENV = "CODEX_SANDBOX_NETWORK_DISABLED"
+
+_PROC_READ_ONLY_TRY = ("/proc/sysrq-trigger", "/proc/irq", "/proc/bus", "/proc/fs")
+
+
+def build_bwrap_argv(
+    policy: SandboxPolicy,
+    cwd: Path,
+    command: Sequence[str],
+    *,
+    mounts: MountPlan,
+    seccomp_fd: int | None,
+    bwrap: str = DEFAULT_BWRAP,
+) -> list[str]:
+    """The full argv that runs `command` under bwrap for `policy`.
+
+    Args:
+        policy: a read-only or workspace-write policy.
+        cwd: working directory inside the sandbox (canonical).
+        command: the command and its arguments.
+        mounts: canonical mount plan from `mounts.plan_mounts` (writable roots, protected
+            subpaths, stubs, hidden paths).
+        seccomp_fd: an inherited fd holding the BPF program, or None for no filter.
+        bwrap: path of the bwrap binary.
+    """
+    argv = [bwrap, *_namespaces(policy), "--cap-drop", "ALL", *_base_filesystem()]
+    for root in mounts.writable_roots:
+        argv += ["--bind", str(root), str(root)]
+    for path in mounts.read_only_paths:
+        argv += ["--ro-bind", str(path), str(path)]
+    for path in mounts.stub_paths:
+        argv += _read_only_tmpfs(path, "555")
+    for path in mounts.hidden_dirs:
+        argv += _read_only_tmpfs(path, "000")
+    for path in mounts.hidden_files:
+        argv += ["--ro-bind", "/dev/null", str(path)]
+    argv += ["--chdir", str(cwd), "--setenv", SANDBOX_ENV_MARKER, "1"]
+    if not policy.network_access:
+        argv += ["--setenv", NETWORK_DISABLED_ENV, "1"]
+    if seccomp_fd is not None:
+        argv += ["--seccomp", str(seccomp_fd)]
+    return [*argv, "--", *command]
+
+
+def _namespaces(policy: SandboxPolicy) -> list[str]:
+    # --unshare-pid makes killing the outer bwrap take the whole tree down (sandbox.md §2.6).
+    flags = ["--new-session", "--die-with-parent", "--unshare-user", "--unshare-pid"]
+    flags += ["--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try"]
+    if not policy.network_access:
+        flags.append("--unshare-net")
+    return flags
+
+
+def _base_filesystem() -> list[str]:
+    argv = ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--ro-bind", "/proc/sys", "/proc/sys"]
+    for path in _PROC_READ_ONLY_TRY:
+        argv += ["--ro-bind-try", path, path]
+    return argv
+
+
+def _read_only_tmpfs(path: Path, perms: str) -> list[str]:
+    return ["--perms", perms, "--tmpfs", str(path), "--remount-ro", str(path)]

@@ -1,0 +1,145 @@
+"""Turn a policy plus the filesystem as it is now into the list of mounts bwrap should make.
+
+This is the only impure step before the argv is built: it canonicalises roots, finds the
+protected subpaths (`.git`, `.codex`, `.agents`, a `.git` file's gitdir) and classifies hidden
+paths. Everything it returns is absolute and canonical, so `bwrap.build_bwrap_argv` stays pure.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from tether_server.errors import SandboxError
+from tether_server.sandbox import stubs
+from tether_server.sandbox.policy import SandboxPolicy
+
+PROTECTED_NAMES: tuple[str, ...] = (".git", ".codex", ".agents")
+# Codex protects cwd/.codex even when it does not exist yet, so a command cannot create it.
+ALWAYS_PROTECTED_IN_CWD: tuple[str, ...] = (".codex",)
+
+
+@dataclass(frozen=True)
+class MountPlan:
+    """Canonical paths for each kind of mount, in the order bwrap must apply them.
+
+    Attributes:
+        writable_roots: bound read-write, outer roots first.
+        read_only_paths: existing protected paths re-bound read-only over the writable roots.
+        stub_paths: missing protected paths; an empty directory is created before the run,
+            covered by a read-only tmpfs, and removed afterwards.
+        hidden_dirs: covered by an empty, mode-000, read-only tmpfs.
+        hidden_files: covered by `/dev/null`.
+    """
+
+    writable_roots: tuple[Path, ...] = ()
+    read_only_paths: tuple[Path, ...] = ()
+    stub_paths: tuple[Path, ...] = ()
+    hidden_dirs: tuple[Path, ...] = ()
+    hidden_files: tuple[Path, ...] = ()
+
+
+def plan_mounts(
+    policy: SandboxPolicy, cwd: Path, *, env: Mapping[str, str], hidden_paths: Sequence[Path] = ()
+) -> MountPlan:
+    """Inspect the filesystem and plan the mounts for `policy` with working directory `cwd`.
+
+    Missing extra roots, `$TMPDIR` or `/tmp` are skipped (less access, never more).
+
+    Raises:
+        SandboxError: cwd is missing or not a directory, or a protected path is a symlink.
+    """
+    real_cwd = _canonical_cwd(cwd)
+    roots = _canonical_roots(policy.effective_writable_roots(real_cwd, env))
+    read_only: list[Path] = []
+    stubs: list[Path] = []
+    for root in roots:
+        found, missing = _protected_in(root, in_cwd=root == real_cwd)
+        read_only.extend(found)
+        stubs.extend(missing)
+    read_only.extend(_gitdir_targets(read_only, roots))
+    hidden_dirs, hidden_files = _classify_hidden(hidden_paths)
+    return MountPlan(
+        writable_roots=roots,
+        read_only_paths=tuple(dict.fromkeys(read_only)),
+        stub_paths=tuple(dict.fromkeys(stubs)),
+        hidden_dirs=hidden_dirs,
+        hidden_files=hidden_files,
+    )
+
+
+def _canonical_cwd(cwd: Path) -> Path:
+    if not cwd.is_absolute():
+        raise SandboxError(f"sandbox cwd {str(cwd)!r} is not an absolute path")
+    real = Path(os.path.realpath(cwd))
+    if not real.is_dir():
+        raise SandboxError(f"sandbox cwd {str(cwd)!r} does not exist or is not a directory")
+    return real
+
+
+def _canonical_roots(roots: Iterable[Path]) -> tuple[Path, ...]:
+    real = [Path(os.path.realpath(r)) for r in roots]
+    existing = dict.fromkeys(r for r in real if r.is_dir())
+    return tuple(sorted(existing, key=lambda p: len(p.parts)))
+
+
+def _protected_in(root: Path, *, in_cwd: bool) -> tuple[list[Path], list[Path]]:
+    found: list[Path] = []
+    missing: list[Path] = []
+    for name in PROTECTED_NAMES:
+        path = root / name
+        if stubs.is_stub(path):
+            missing.append(path)
+            continue
+        try:
+            mode = path.lstat().st_mode
+        except FileNotFoundError:
+            if in_cwd and name in ALWAYS_PROTECTED_IN_CWD:
+                missing.append(path)
+            continue
+        if stat.S_ISLNK(mode):
+            raise SandboxError(
+                f"refusing to sandbox: protected path {str(path)!r} is a symlink; "
+                "replace it with a real directory or run with danger-full-access"
+            )
+        found.append(path)
+    return found, missing
+
+
+def _gitdir_targets(protected: Iterable[Path], roots: Sequence[Path]) -> list[Path]:
+    """The gitdirs named by `.git` pointer files, when they lie inside a writable root."""
+    targets: list[Path] = []
+    for path in protected:
+        if path.name != ".git" or not path.is_file():
+            continue
+        target = _read_gitdir(path)
+        if target is not None and target.exists() and any(target.is_relative_to(r) for r in roots):
+            targets.append(target)
+    return targets
+
+
+def _read_gitdir(git_file: Path) -> Path | None:
+    try:
+        first = git_file.read_text(encoding="utf-8", errors="replace").splitlines()[0]
+    except (OSError, IndexError):
+        return None
+    prefix = "gitdir:"
+    if not first.startswith(prefix):
+        return None
+    target = Path(first[len(prefix) :].strip())
+    return Path(os.path.realpath(git_file.parent / target))
+
+
+def _classify_hidden(paths: Sequence[Path]) -> tuple[tuple[Path, ...], tuple[Path, ...]]:
+    dirs: list[Path] = []
+    files: list[Path] = []
+    for path in paths:
+        real = Path(os.path.realpath(path))
+        if real.is_dir():
+            dirs.append(real)
+        elif real.exists():
+            files.append(real)
+    return tuple(dict.fromkeys(dirs)), tuple(dict.fromkeys(files))

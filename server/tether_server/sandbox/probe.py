@@ -1,0 +1,135 @@
+"""Can this machine run the sandbox? Probed once at daemon start with the real argv shape."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import platform
+import shutil
+from dataclasses import dataclass
+from pathlib import Path
+
+from tether_server import log
+from tether_server.errors import SandboxError
+from tether_server.sandbox import messages, seccomp
+from tether_server.sandbox.bwrap import build_bwrap_argv
+from tether_server.sandbox.messages import Diagnosis
+from tether_server.sandbox.mounts import MountPlan
+from tether_server.sandbox.policy import SandboxPolicy
+
+_log = log.get("tether.sandbox")
+PROBE_TIMEOUT_S = 5.0
+
+
+@dataclass(frozen=True)
+class SandboxCapability:
+    """The probe result.
+
+    Attributes:
+        available: read-only and workspace-write commands can run sandboxed.
+        reason: why not (empty when available).
+        fix: how the user can fix it (empty when available).
+        bwrap_path: the bwrap binary that passed the probe.
+    """
+
+    available: bool
+    reason: str = ""
+    fix: str = ""
+    bwrap_path: str = ""
+
+    @classmethod
+    def unavailable(cls, diagnosis: Diagnosis, bwrap_path: str = "") -> SandboxCapability:
+        """A failed probe result."""
+        return cls(available=False, reason=diagnosis.reason, fix=diagnosis.fix, bwrap_path=bwrap_path)
+
+
+async def probe_sandbox(
+    *, bwrap_path: str | None = None, time_limit: float = PROBE_TIMEOUT_S
+) -> SandboxCapability:
+    """Run `cat /proc/self/status` under a read-only, network-off sandbox with seccomp.
+
+    It passes when the command exits 0 with no capabilities, no_new_privs and a seccomp filter.
+
+    Args:
+        bwrap_path: the bwrap binary; `bwrap` on PATH by default.
+        time_limit: seconds before the probe counts as failed.
+    """
+    result = await _probe(bwrap_path, time_limit)
+    _log.info("sandbox probe", available=result.available, reason=result.reason, bwrap=result.bwrap_path)
+    return result
+
+
+async def _probe(bwrap_path: str | None, time_limit: float) -> SandboxCapability:
+    static = _static_diagnosis()
+    if static is not None:
+        return SandboxCapability.unavailable(static)
+    path = bwrap_path or shutil.which("bwrap")
+    if not path or not os.access(path, os.X_OK):
+        return SandboxCapability.unavailable(messages.BWRAP_MISSING, path or "")
+    program = seccomp.build_program(network_access=False)
+    fd = seccomp.write_memfd(program)
+    try:
+        argv = build_bwrap_argv(
+            SandboxPolicy(kind="read-only"),
+            Path("/"),
+            ["cat", "/proc/self/status"],
+            mounts=MountPlan(),
+            seccomp_fd=fd,
+            bwrap=path,
+        )
+        diagnosis = await _run(argv, fd, time_limit)
+    finally:
+        os.close(fd)
+    if diagnosis is not None:
+        return SandboxCapability.unavailable(diagnosis, path)
+    return SandboxCapability(available=True, bwrap_path=path)
+
+
+def _static_diagnosis() -> Diagnosis | None:
+    if platform.system() != "Linux":
+        return messages.NOT_LINUX
+    try:
+        osrelease = Path("/proc/sys/kernel/osrelease").read_text()
+    except OSError:
+        osrelease = ""
+    if "Microsoft" in osrelease and "microsoft-standard" not in osrelease:
+        return messages.WSL1
+    try:
+        seccomp.host_arch()
+    except SandboxError as exc:
+        return Diagnosis(exc.message, "run the daemon on x86_64 or aarch64, or use danger-full-access")
+    return None
+
+
+async def _run(argv: list[str], fd: int, time_limit: float) -> Diagnosis | None:
+    try:
+        proc = await asyncio.create_subprocess_exec(
+            *argv,
+            pass_fds=(fd,),
+            stdin=asyncio.subprocess.DEVNULL,
+            stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.PIPE,
+        )
+    except OSError:
+        return messages.BWRAP_MISSING
+    try:
+        async with asyncio.timeout(time_limit):
+            out, err = await proc.communicate()
+    except TimeoutError:
+        proc.kill()
+        await proc.wait()
+        return messages.PROBE_TIMEOUT
+    if proc.returncode != 0:
+        return messages.classify_bwrap_failure(err.decode(errors="replace"), proc.returncode or 0)
+    return None if is_confined(out.decode(errors="replace")) else messages.PROBE_UNCONFINED
+
+
+def is_confined(status: str) -> bool:
+    """True when a `/proc/self/status` text shows no capabilities, no_new_privs and seccomp filtering."""
+    fields = dict(line.split(":", 1) for line in status.splitlines() if ":" in line)
+    values = {key: value.strip() for key, value in fields.items()}
+    return (
+        values.get("NoNewPrivs") == "1"
+        and values.get("Seccomp") == "2"
+        and values.get("CapEff", "x").strip("0") == ""
+    )

@@ -1,0 +1,95 @@
+"""Wrap a command for a policy: what the exec layer hands to `asyncio.create_subprocess_exec`.
+
+    prepared = prepare(policy, cwd, argv, capability, hidden_paths=[socket_dir, auth_dir])
+    try:
+        proc = await asyncio.create_subprocess_exec(*prepared.argv, pass_fds=prepared.pass_fds, cwd=cwd)
+        ...
+    finally:
+        prepared.cleanup()
+
+Fail closed: a read-only or workspace-write command is never run bare. If the probe failed or
+the mounts cannot be planned, `prepare` raises `SandboxError` saying why and how to fix it.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from tether_server.errors import SandboxError
+from tether_server.sandbox import seccomp, stubs
+from tether_server.sandbox.bwrap import build_bwrap_argv
+from tether_server.sandbox.messages import refusal
+from tether_server.sandbox.mounts import plan_mounts
+from tether_server.sandbox.policy import SandboxPolicy
+from tether_server.sandbox.probe import SandboxCapability
+
+
+@dataclass
+class PreparedCommand:
+    """A command ready to spawn.
+
+    Attributes:
+        argv: the argv to execute (bwrap + command, or the command itself when unsandboxed).
+        pass_fds: fds the child must inherit (the seccomp program).
+    """
+
+    argv: list[str]
+    pass_fds: tuple[int, ...] = ()
+    _cleanups: list[Callable[[], None]] = field(default_factory=list, repr=False)
+
+    def cleanup(self) -> None:
+        """Close inherited fds and remove mount stubs; call once the process has exited. Idempotent."""
+        while self._cleanups:
+            self._cleanups.pop()()
+
+
+def prepare(
+    policy: SandboxPolicy,
+    cwd: Path,
+    argv: Sequence[str],
+    capability: SandboxCapability,
+    *,
+    hidden_paths: Sequence[Path] = (),
+    env: Mapping[str, str] | None = None,
+) -> PreparedCommand:
+    """Wrap `argv` for `policy`; danger-full-access and external policies run it unchanged.
+
+    Args:
+        policy: the command's sandbox policy.
+        cwd: the command's working directory (absolute).
+        argv: the command.
+        capability: the daemon's probe result.
+        hidden_paths: paths the command must not see (daemon socket dir, credential dirs).
+        env: the command's environment, for `$TMPDIR`; the daemon's by default.
+
+    Raises:
+        SandboxError: the sandbox is unavailable or the mounts cannot be set up safely.
+    """
+    if not policy.wraps_commands:
+        return PreparedCommand(argv=list(argv))
+    if not capability.available or not capability.bwrap_path:
+        raise SandboxError(
+            refusal(
+                capability.reason or "no sandbox probe has passed", capability.fix or "restart the daemon"
+            ),
+            data={"reason": capability.reason, "fix": capability.fix},
+        )
+    mounts = plan_mounts(policy, cwd, env=os.environ if env is None else env, hidden_paths=hidden_paths)
+    program = seccomp.build_program(
+        network_access=policy.network_access, strict=policy.strict_network_syscalls
+    )
+    fd = seccomp.write_memfd(program)
+    prepared = PreparedCommand(argv=[], pass_fds=(fd,), _cleanups=[lambda: os.close(fd)])
+    try:
+        held = stubs.acquire(mounts.stub_paths)
+    except OSError as exc:
+        prepared.cleanup()
+        raise SandboxError(f"cannot create a mount target for a protected path: {exc}") from exc
+    prepared._cleanups.append(lambda: stubs.release(held))
+    prepared.argv = build_bwrap_argv(
+        policy, Path(os.path.realpath(cwd)), argv, mounts=mounts, seccomp_fd=fd, bwrap=capability.bwrap_path
+    )
+    return prepared

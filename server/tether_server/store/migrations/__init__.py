@@ -1,0 +1,13 @@
+"""Versioned schema migrations, applied in order; `PRAGMA user_version` records the last one applied.
+
+Migration N (1-based) is `MIGRATIONS[N - 1]`: a tuple of SQL statements run inside the single
+transaction that also bumps `user_version` to N. Never edit a released migration; append one.
+"""
+
+from __future__ import annotations
+
+from tether_server.store.migrations.v0001_initial import STATEMENTS as V0001
+from tether_server.store.migrations.v0002_search import STATEMENTS as V0002
+
+MIGRATIONS: tuple[tuple[str, ...], ...] = (V0001, V0002)
+SCHEMA_VERSION = len(MIGRATIONS)

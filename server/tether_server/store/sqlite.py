@@ -1,0 +1,266 @@
+"""ThreadStore on one SQLite file (aiosqlite, WAL, versioned migrations, FTS5 search)."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import sqlite3
+from collections.abc import AsyncIterator, Iterable
+from pathlib import Path
+from typing import Any
+
+import aiosqlite
+
+from tether_server.store import sqlite_queries as q
+from tether_server.store.base import (
+    Batch,
+    EventRecord,
+    ItemRecord,
+    LoadedThread,
+    Page,
+    SortDirection,
+    StoreError,
+    ThreadQuery,
+    ThreadRecord,
+    TurnRecord,
+)
+from tether_server.store.cursors import (
+    clamp_limit,
+    decode_cursor,
+    item_position,
+    make_page,
+    thread_position,
+    thread_scope,
+    turn_position,
+)
+from tether_server.store.search_text import item_text, normalise_term
+from tether_server.store.sqlite_open import connect
+from tether_server.store.sqlite_rows import (
+    ITEM_COLUMNS,
+    TURN_COLUMNS,
+    Row,
+    event_from_row,
+    event_params,
+    history_from_row,
+    history_params,
+    item_from_row,
+    item_params,
+    thread_from_row,
+    thread_params,
+    turn_from_row,
+    turn_params,
+)
+
+
+class SqliteThreadStore:
+    """The durable ThreadStore: one database file, every `commit` one transaction.
+
+    One connection serves the store; a lock keeps each transaction and each read whole, so a
+    read never sees half of a batch being written.
+    """
+
+    def __init__(self, path: Path, *, busy_timeout_ms: int = 5000) -> None:
+        """Create a store for `path` (opened by `open()`).
+
+        Args:
+            path: the database file; created with its parent directory when missing.
+            busy_timeout_ms: how long to wait for another process's lock before failing.
+        """
+        self.path = path
+        self._busy_timeout_ms = busy_timeout_ms
+        self._conn: aiosqlite.Connection | None = None
+        self._lock = asyncio.Lock()
+
+    async def open(self) -> None:
+        """Open and migrate the database; StoreError names the file when it is unusable."""
+        if self._conn is None:
+            self._conn = await connect(self.path, self._busy_timeout_ms)
+
+    async def close(self) -> None:
+        """Close the connection (idempotent)."""
+        conn, self._conn = self._conn, None
+        if conn is not None:
+            async with self._lock:
+                await conn.close()
+
+    async def commit(self, batch: Batch) -> None:
+        """Apply `batch` atomically; StoreError when it breaks a constraint (nothing is written)."""
+        try:
+            async with self._transaction() as conn:
+                await _write_batch(conn, batch)
+        except sqlite3.IntegrityError as exc:
+            raise StoreError(f"commit rejected by {self.path}: {exc}") from exc
+
+    async def get_thread(self, thread_id: str) -> ThreadRecord | None:
+        rows = await self._fetch(q.SELECT_THREAD, (thread_id,))
+        return thread_from_row(rows[0]) if rows else None
+
+    async def load_thread(self, thread_id: str) -> LoadedThread | None:
+        async with self._read() as conn:
+            rows = await _fetch(conn, q.SELECT_THREAD, (thread_id,))
+            if not rows:
+                return None
+            return LoadedThread(
+                record=thread_from_row(rows[0]),
+                turns=[turn_from_row(r) for r in await _fetch(conn, q.SELECT_TURNS, (thread_id,))],
+                items=[item_from_row(r) for r in await _fetch(conn, q.SELECT_ITEMS, (thread_id,))],
+                history=[history_from_row(r) for r in await _fetch(conn, q.SELECT_HISTORY, (thread_id,))],
+            )
+
+    async def list_threads(self, query: ThreadQuery) -> Page[ThreadRecord]:
+        """One page of listed threads; raises InvalidCursor for a foreign cursor."""
+        scope = thread_scope(query.sort_key)
+        after = decode_cursor(query.cursor, scope) if query.cursor else None
+        limit = clamp_limit(query.limit)
+        sql, params = q.list_threads_sql(query, after, normalise_term(query.search_term), limit + 1)
+        records = [thread_from_row(r) for r in await self._fetch(sql, params)]
+        position = thread_position(query.sort_key)
+        return make_page(records, limit=limit, scope=scope, cursor=query.cursor, position_of=position)
+
+    async def list_turns(
+        self, thread_id: str, *, cursor: str | None, limit: int, direction: SortDirection
+    ) -> Page[TurnRecord]:
+        """A page of the thread's turns by ordinal; raises InvalidCursor for a foreign cursor."""
+        scope = f"turns:{thread_id}"
+        after = decode_cursor(cursor, scope) if cursor else None
+        limit = clamp_limit(limit)
+        sql, params = q.ordinal_page_sql(
+            "turns", TURN_COLUMNS, "turn_id", {"thread_id": thread_id}, after, direction == "desc"
+        )
+        turns = [turn_from_row(r) for r in await self._fetch(sql, [*params, limit + 1])]
+        return make_page(turns, limit=limit, scope=scope, cursor=cursor, position_of=turn_position)
+
+    async def list_items(
+        self,
+        thread_id: str,
+        *,
+        turn_id: str | None,
+        cursor: str | None,
+        limit: int,
+        direction: SortDirection,
+    ) -> Page[ItemRecord]:
+        """A page of the thread's items (or one turn's) by ordinal; InvalidCursor when foreign."""
+        scope = f"items:{thread_id}"
+        after = decode_cursor(cursor, scope) if cursor else None
+        limit = clamp_limit(limit)
+        filters = {"thread_id": thread_id} | ({"turn_id": turn_id} if turn_id is not None else {})
+        desc = direction == "desc"
+        sql, params = q.ordinal_page_sql("items", ITEM_COLUMNS, "item_id", filters, after, desc)
+        items = [item_from_row(r) for r in await self._fetch(sql, [*params, limit + 1])]
+        return make_page(items, limit=limit, scope=scope, cursor=cursor, position_of=item_position)
+
+    async def read_events(self, thread_id: str, after_seq: int, limit: int = 10_000) -> list[EventRecord]:
+        rows = await self._fetch(q.SELECT_EVENTS, (thread_id, after_seq, limit))
+        return [event_from_row(r) for r in rows]
+
+    async def set_archived(self, thread_id: str, archived: bool, at: int) -> bool:
+        """Set the archived flag (and updated_at); False when the thread does not exist."""
+        async with self._transaction() as conn:
+            sql = "UPDATE threads SET archived = ?, updated_at = ? WHERE id = ?"
+            async with conn.execute(sql, (int(archived), at, thread_id)) as cur:
+                return cur.rowcount > 0
+
+    async def set_name(self, thread_id: str, name: str | None, at: int) -> bool:
+        """Set or clear the name (and updated_at); False when the thread does not exist."""
+        async with self._transaction() as conn:
+            sql = "UPDATE threads SET name = ?, updated_at = ? WHERE id = ?"
+            async with conn.execute(sql, (name, at, thread_id)) as cur:
+                found = cur.rowcount > 0
+            if found:
+                await _sync_doc(conn, thread_id, "name", None, name or "")
+            return found
+
+    async def delete_thread(self, thread_id: str) -> bool:
+        """Delete the thread and, by cascade, its turns, items, history, events and search text."""
+        async with (
+            self._transaction() as conn,
+            conn.execute("DELETE FROM threads WHERE id = ?", (thread_id,)) as cur,
+        ):
+            return cur.rowcount > 0
+
+    async def truncate_before_turn(self, thread_id: str, turn_id: str) -> bool:
+        """Drop the turn and everything after it; False when the thread has no such turn."""
+        async with self._transaction() as conn:
+            sql = "SELECT ordinal FROM turns WHERE thread_id = ? AND turn_id = ?"
+            rows = await _fetch(conn, sql, (thread_id, turn_id))
+            if not rows:
+                return False
+            for statement in q.TRUNCATE:
+                await conn.execute(statement, {"t": thread_id, "o": rows[0][0]})
+            return True
+
+    async def interrupt_in_progress(self, now: int) -> list[tuple[str, str]]:
+        """Close turns a crash left `inProgress` as `interrupted` at `now`; (thread, turn) pairs."""
+        sql = (
+            "UPDATE turns SET status = 'interrupted', completed_at = ? "
+            "WHERE status = 'inProgress' RETURNING thread_id, turn_id, ordinal"
+        )
+        async with self._transaction() as conn:
+            rows = await _fetch(conn, sql, (now,))
+        return [(r[0], r[1]) for r in sorted(rows, key=lambda r: (r[0], r[2], r[1]))]
+
+    def _require(self) -> aiosqlite.Connection:
+        if self._conn is None:
+            raise StoreError(f"database {self.path} is not open")
+        return self._conn
+
+    @contextlib.asynccontextmanager
+    async def _read(self) -> AsyncIterator[aiosqlite.Connection]:
+        conn = self._require()
+        async with self._lock:
+            yield conn
+
+    @contextlib.asynccontextmanager
+    async def _transaction(self) -> AsyncIterator[aiosqlite.Connection]:
+        conn = self._require()
+        async with self._lock:
+            await conn.execute("BEGIN IMMEDIATE")
+            try:
+                yield conn
+                await conn.execute("COMMIT")
+            except BaseException:
+                # A failed COMMIT or statement may already have ended the transaction.
+                with contextlib.suppress(sqlite3.OperationalError):
+                    await conn.execute("ROLLBACK")
+                raise
+
+    async def _fetch(self, sql: str, params: Iterable[Any]) -> list[Row]:
+        async with self._read() as conn:
+            return await _fetch(conn, sql, params)
+
+
+async def _fetch(conn: aiosqlite.Connection, sql: str, params: Iterable[Any]) -> list[Row]:
+    async with conn.execute(sql, tuple(params)) as cur:
+        return list(await cur.fetchall())
+
+
+async def _sync_doc(
+    conn: aiosqlite.Connection, thread_id: str, key: str, item_id: str | None, text: str
+) -> None:
+    if text:
+        await conn.execute(q.UPSERT_DOC, (thread_id, key, item_id, text))
+    else:
+        await conn.execute(q.DELETE_DOC, (thread_id, key))
+
+
+async def _write_batch(conn: aiosqlite.Connection, batch: Batch) -> None:
+    if batch.thread is not None:
+        record = batch.thread
+        await conn.execute(q.UPSERT_THREAD, thread_params(record))
+        await _sync_doc(conn, record.id, "name", None, record.name or "")
+        await _sync_doc(conn, record.id, "preview", None, record.preview)
+    if batch.turns:
+        await conn.executemany(q.UPSERT_TURN, [turn_params(t) for t in batch.turns])
+    if batch.items:
+        await conn.executemany(q.UPSERT_ITEM, [item_params(i) for i in batch.items])
+        docs = [(i.thread_id, f"item:{i.item_id}", i.item_id, item_text(i.item)) for i in batch.items]
+        await conn.executemany(q.UPSERT_DOC, [d for d in docs if d[3]])
+        await conn.executemany(q.DELETE_DOC, [d[:2] for d in docs if not d[3]])
+    if batch.history:
+        await conn.executemany(q.INSERT_HISTORY, [history_params(h) for h in batch.history])
+    if batch.events:
+        await conn.executemany(q.INSERT_EVENT, [event_params(e) for e in batch.events])
+        last: dict[str, int] = {}
+        for event in batch.events:
+            last[event.thread_id] = max(last.get(event.thread_id, 0), event.seq)
+        await conn.executemany(q.BUMP_LAST_SEQ, [(seq, tid) for tid, seq in last.items()])

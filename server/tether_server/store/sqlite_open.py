@@ -1,0 +1,107 @@
+"""Opening the SQLite database: connection settings, migrations, and clear errors when unusable."""
+
+from __future__ import annotations
+
+import asyncio
+import sqlite3
+from pathlib import Path
+
+import aiosqlite
+
+from tether_server import log
+from tether_server.store.base import StoreError
+from tether_server.store.migrations import MIGRATIONS, SCHEMA_VERSION
+
+_log = log.get(__name__)
+
+
+def describe_error(path: Path, exc: sqlite3.Error) -> str:
+    """A startup message that names the file and says what is wrong with it."""
+    text = str(exc)
+    if "not a database" in text or "malformed" in text:
+        return (
+            f"database {path} is corrupt or not a SQLite database ({text}); "
+            "move it aside to start with an empty one"
+        )
+    if "locked" in text or "busy" in text:
+        return f"database {path} is locked by another process ({text})"
+    return f"database {path} cannot be used: {text}"
+
+
+async def connect(path: Path, busy_timeout_ms: int) -> aiosqlite.Connection:
+    """Open, configure and migrate the database at `path`.
+
+    Raises:
+        StoreError: the file cannot be opened, is corrupt or locked, or has a newer schema.
+    """
+    try:
+        await asyncio.to_thread(_prepare_location, path)
+        conn = await aiosqlite.connect(path, isolation_level=None)
+    except (OSError, sqlite3.Error) as exc:
+        raise StoreError(f"database {path} cannot be opened: {exc}") from exc
+    try:
+        await _configure(conn, path, busy_timeout_ms)
+        await _migrate(conn, path)
+    except sqlite3.Error as exc:
+        await conn.close()
+        raise StoreError(describe_error(path, exc)) from exc
+    except StoreError:
+        await conn.close()
+        raise
+    return conn
+
+
+def _prepare_location(path: Path) -> None:
+    if path.is_dir():
+        raise StoreError(f"database {path} is a directory, not a file")
+    path.parent.mkdir(parents=True, exist_ok=True)
+
+
+async def _configure(conn: aiosqlite.Connection, path: Path, busy_timeout_ms: int) -> None:
+    await conn.execute(f"PRAGMA busy_timeout = {int(busy_timeout_ms)}")
+    async with conn.execute("PRAGMA journal_mode = WAL") as cur:
+        row = await cur.fetchone()
+    if row is None or str(row[0]).lower() != "wal":
+        _log.warning("store.wal_unavailable", path=str(path), journal_mode=row[0] if row else None)
+    # In WAL mode, synchronous=NORMAL keeps every committed transaction across a process crash
+    # (kill -9): the commit is in the WAL file, which the OS holds even if the process dies. Only
+    # an OS crash or power loss can lose the last transactions (never corrupt the database).
+    await conn.execute("PRAGMA synchronous = NORMAL")
+    await conn.execute("PRAGMA foreign_keys = ON")
+
+
+async def _user_version(conn: aiosqlite.Connection) -> int:
+    async with conn.execute("PRAGMA user_version") as cur:
+        row = await cur.fetchone()
+    return int(row[0]) if row else 0
+
+
+async def _migrate(conn: aiosqlite.Connection, path: Path) -> None:
+    target = SCHEMA_VERSION
+    version = await _user_version(conn)
+    _refuse_newer(path, version)
+    if version >= target:
+        return
+    # IMMEDIATE takes the write lock first, so two processes opening at once migrate only once.
+    await conn.execute("BEGIN IMMEDIATE")
+    try:
+        version = await _user_version(conn)
+        _refuse_newer(path, version)
+        for number in range(version + 1, target + 1):
+            for statement in MIGRATIONS[number - 1]:
+                await conn.execute(statement)
+        await conn.execute(f"PRAGMA user_version = {target}")
+        await conn.execute("COMMIT")
+    except BaseException:
+        await conn.execute("ROLLBACK")
+        raise
+    if version < target:
+        _log.info("store.migrated", path=str(path), from_version=version, to_version=target)
+
+
+def _refuse_newer(path: Path, version: int) -> None:
+    if version > SCHEMA_VERSION:
+        raise StoreError(
+            f"database {path} was created by a newer Tether (schema v{version}); "
+            f"this version knows up to v{SCHEMA_VERSION}"
+        )

@@ -1,0 +1,137 @@
+"""SQL text for the SQLite store: batch writes, the `thread/list` keyset query and revert."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from tether_server.store.base import ThreadQuery
+from tether_server.store.cursors import Position
+from tether_server.store.sqlite_rows import (
+    EVENT_COLUMNS,
+    HISTORY_COLUMNS,
+    ITEM_COLUMNS,
+    THREAD_COLUMNS,
+    TURN_COLUMNS,
+)
+
+_SORT_COLUMNS = {"created_at": "created_at", "updated_at": "updated_at", "recency_at": "recency_at"}
+# Below three characters the trigram index cannot answer; those terms scan the docs with LIKE.
+_MIN_FTS_TERM = 3
+
+
+def _marks(n: int) -> str:
+    return ", ".join("?" * n)
+
+
+def _updates(columns: str, keep: int) -> str:
+    names = [c.strip() for c in columns.split(",")][keep:]
+    return ", ".join(f"{n} = excluded.{n}" for n in names)
+
+
+UPSERT_THREAD = (
+    f"INSERT INTO threads ({THREAD_COLUMNS}) VALUES ({_marks(17)}) ON CONFLICT (id) DO UPDATE SET "
+    + _updates(THREAD_COLUMNS, 1).replace(
+        "last_seq = excluded.last_seq", "last_seq = max(threads.last_seq, excluded.last_seq)"
+    )
+)
+UPSERT_TURN = (
+    f"INSERT INTO turns ({TURN_COLUMNS}) VALUES ({_marks(8)}) "
+    f"ON CONFLICT (thread_id, turn_id) DO UPDATE SET {_updates(TURN_COLUMNS, 2)}"
+)
+UPSERT_ITEM = (
+    f"INSERT INTO items ({ITEM_COLUMNS}) VALUES ({_marks(7)}) "
+    "ON CONFLICT (thread_id, item_id) DO UPDATE SET turn_id = excluded.turn_id, " + _updates(ITEM_COLUMNS, 3)
+)
+INSERT_HISTORY = f"INSERT INTO history ({HISTORY_COLUMNS}) VALUES ({_marks(4)})"
+INSERT_EVENT = f"INSERT INTO events ({EVENT_COLUMNS}) VALUES ({_marks(5)})"
+BUMP_LAST_SEQ = "UPDATE threads SET last_seq = max(last_seq, ?) WHERE id = ?"
+UPSERT_DOC = (
+    "INSERT INTO search_docs (thread_id, key, item_id, text) VALUES (?, ?, ?, ?) "
+    "ON CONFLICT (thread_id, key) DO UPDATE SET text = excluded.text WHERE text <> excluded.text"
+)
+DELETE_DOC = "DELETE FROM search_docs WHERE thread_id = ? AND key = ?"
+
+SELECT_THREAD = f"SELECT {THREAD_COLUMNS} FROM threads WHERE id = ?"
+SELECT_TURNS = f"SELECT {TURN_COLUMNS} FROM turns WHERE thread_id = ? ORDER BY ordinal, turn_id"
+SELECT_ITEMS = f"SELECT {ITEM_COLUMNS} FROM items WHERE thread_id = ? ORDER BY ordinal, item_id"
+SELECT_HISTORY = f"SELECT {HISTORY_COLUMNS} FROM history WHERE thread_id = ? ORDER BY ordinal"
+SELECT_EVENTS = f"SELECT {EVENT_COLUMNS} FROM events WHERE thread_id = ? AND seq > ? ORDER BY seq LIMIT ?"
+
+# Revert: the turn at :o and every later turn go, with their items and history and anything
+# recorded after the first of those (by ordinal). Events stay: they were sent.
+_DROPPED_TURNS = "SELECT turn_id FROM turns WHERE thread_id = :t AND ordinal >= :o"
+TRUNCATE = (
+    f"""DELETE FROM items WHERE thread_id = :t AND (turn_id IN ({_DROPPED_TURNS})
+        OR ordinal >= (SELECT min(ordinal) FROM items WHERE thread_id = :t
+                       AND turn_id IN ({_DROPPED_TURNS})))""",
+    f"""DELETE FROM history WHERE thread_id = :t AND (turn_id IN ({_DROPPED_TURNS})
+        OR ordinal >= (SELECT min(ordinal) FROM history WHERE thread_id = :t
+                       AND turn_id IN ({_DROPPED_TURNS})))""",
+    "DELETE FROM turns WHERE thread_id = :t AND ordinal >= :o",
+)
+
+
+def _add_in(where: list[str], params: list[Any], column: str, values: Sequence[str] | None) -> None:
+    if values:
+        where.append(f"{column} IN ({_marks(len(values))})")
+        params.extend(values)
+
+
+def _search_clause(term: str) -> tuple[str, str]:
+    if len(term) >= _MIN_FTS_TERM:
+        phrase = '"' + term.replace('"', '""') + '"'
+        return (
+            "id IN (SELECT thread_id FROM search_docs WHERE id IN "
+            "(SELECT rowid FROM search_fts WHERE search_fts MATCH ?))",
+            phrase,
+        )
+    escaped = term.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+    return "id IN (SELECT thread_id FROM search_docs WHERE text LIKE ? ESCAPE '\\')", f"%{escaped}%"
+
+
+def list_threads_sql(
+    query: ThreadQuery, after: Position | None, term: str | None, fetch: int
+) -> tuple[str, list[Any]]:
+    """The keyset query for one `thread/list` page: rows strictly after `after`, `fetch` of them."""
+    column = _SORT_COLUMNS[query.sort_key]
+    desc = query.sort_direction == "desc"
+    where = ["preview <> ''", "archived = ?"]
+    params: list[Any] = [int(query.archived)]
+    _add_in(where, params, "cwd", query.cwds)
+    _add_in(where, params, "model_provider", query.model_providers)
+    _add_in(where, params, "source", query.sources)
+    if query.exclude_ids:
+        where.append(f"id NOT IN ({_marks(len(query.exclude_ids))})")
+        params.extend(query.exclude_ids)
+    if after is not None:
+        where.append(f"({column}, id) {'<' if desc else '>'} (?, ?)")
+        params.extend((after.k, after.id))
+    if term is not None:
+        clause, value = _search_clause(term)
+        where.append(clause)
+        params.append(value)
+    order = "DESC" if desc else "ASC"
+    sql = (
+        f"SELECT {THREAD_COLUMNS} FROM threads WHERE {' AND '.join(where)} "
+        f"ORDER BY {column} {order}, id {order} LIMIT ?"
+    )
+    params.append(fetch)
+    return sql, params
+
+
+def ordinal_page_sql(
+    table: str, columns: str, id_column: str, filters: dict[str, str], after: Position | None, desc: bool
+) -> tuple[str, list[Any]]:
+    """Keyset query over a thread's turns or items by (ordinal, id); `filters` are equalities."""
+    where = [f"{name} = ?" for name in filters]
+    params: list[Any] = list(filters.values())
+    if after is not None:
+        where.append(f"(ordinal, {id_column}) {'<' if desc else '>'} (?, ?)")
+        params.extend((after.k, after.id))
+    order = "DESC" if desc else "ASC"
+    sql = (
+        f"SELECT {columns} FROM {table} WHERE {' AND '.join(where)} "
+        f"ORDER BY ordinal {order}, {id_column} {order} LIMIT ?"
+    )
+    return sql, params

@@ -1,0 +1,119 @@
+"""ThreadHandle: one loaded thread — its session, its event log (seq), and its listeners."""
+
+from __future__ import annotations
+
+import asyncio
+from collections import deque
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from tether_server import log
+from tether_server.core.ids import now_ms
+from tether_server.core.session import ThreadSession
+from tether_server.store.base import Batch, EventRecord, ThreadStore
+
+_log = log.get("tether.threads")
+
+
+@dataclass(frozen=True)
+class ThreadEvent:
+    thread_id: str
+    seq: int
+    method: str
+    params: dict[str, Any]
+    emitted_at_ms: int
+    durable: bool
+
+
+Listener = Callable[[ThreadEvent], None]
+
+
+class ThreadHandle:
+    """Implements the core's EventSink: every event gets the next `seq`; durable ones are committed
+    to the store (with the session's pending batch) before any listener sees them."""
+
+    def __init__(self, store: ThreadStore, *, last_seq: int = 0, ring_size: int = 20_000,
+                 ephemeral: bool = False) -> None:
+        self._store = store
+        self._seq = last_seq
+        self._ring: deque[ThreadEvent] = deque(maxlen=ring_size)
+        self._listeners: list[Listener] = []
+        self.ephemeral = ephemeral
+        self._commit_lock = asyncio.Lock()
+        self._held: list[tuple[str, dict[str, Any]]] = []
+        self.session: ThreadSession  # set by the manager right after construction
+
+    @property
+    def thread_id(self) -> str:
+        return self.session.record.id
+
+    @property
+    def last_seq(self) -> int:
+        return self._seq
+
+    def add_listener(self, listener: Listener) -> None:
+        self._listeners.append(listener)
+
+    def remove_listener(self, listener: Listener) -> None:
+        if listener in self._listeners:
+            self._listeners.remove(listener)
+
+    def _next(self, method: str, params: dict[str, Any], durable: bool) -> ThreadEvent:
+        self._seq += 1
+        return ThreadEvent(self.session.record.id, self._seq, method, params, now_ms(), durable)
+
+    def _publish(self, event: ThreadEvent) -> None:
+        self._ring.append(event)
+        for listener in list(self._listeners):
+            listener(event)
+
+    async def emit(self, method: str, params: dict[str, Any], *, batch: Batch | None = None) -> None:
+        # One durable event at a time, and deltas raised meanwhile wait behind it, so that seq
+        # order is publish order (clients resuming with afterSeq rely on it).
+        async with self._commit_lock:
+            try:
+                await self._commit_and_publish(method, params, batch)
+            finally:
+                held, self._held = self._held, []
+                for held_method, held_params in held:
+                    self._publish(self._next(held_method, held_params, durable=False))
+
+    async def _commit_and_publish(self, method: str, params: dict[str, Any], batch: Batch | None) -> None:
+        event = self._next(method, params, durable=True)
+        if not self.ephemeral and self.session.materialized:
+            pending = self.session.take_batch() or Batch()
+            if batch is not None:
+                _merge(pending, batch)
+            pending.events.append(
+                EventRecord(event.thread_id, event.seq, method, params, event.emitted_at_ms)
+            )
+            if pending.thread is None:
+                pending.thread = self.session.record
+            self.session.record.last_seq = event.seq
+            await self._store.commit(pending)
+        self._publish(event)
+
+    def emit_transient(self, method: str, params: dict[str, Any]) -> None:
+        if self._commit_lock.locked():
+            self._held.append((method, params))
+            return
+        self._publish(self._next(method, params, durable=False))
+
+    def events_after(self, seq: int) -> list[ThreadEvent] | None:
+        """Events after `seq` from the in-memory ring; None when the ring no longer reaches back."""
+        if not self._ring:
+            return [] if seq >= self._seq else None
+        first = self._ring[0].seq
+        if seq + 1 < first:
+            return None
+        return [e for e in self._ring if e.seq > seq]
+
+
+def _merge(into: Batch, other: Batch) -> None:
+    if other.thread is not None:
+        into.thread = other.thread
+    into.turns.extend(other.turns)
+    into.items.extend(other.items)
+    into.history.extend(other.history)
+    into.events.extend(other.events)

@@ -1,0 +1,82 @@
+"""ThreadManager: thread id → loaded ThreadHandle; creating, loading and unloading threads."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from tether_server import log
+from tether_server.core.session import SessionDeps, ThreadSession
+from tether_server.core.settings import TurnSettings
+from tether_server.store.base import ThreadRecord, ThreadStore
+from tether_server.threads.handle import ThreadHandle
+
+_log = log.get("tether.threads")
+
+
+@dataclass
+class ThreadOpened:
+    handle: ThreadHandle
+    loaded_now: bool
+
+
+class ThreadManager:
+    def __init__(self, store: ThreadStore, deps: SessionDeps) -> None:
+        self.store = store
+        self.deps = deps
+        self._loaded: dict[str, ThreadHandle] = {}
+        self.on_loaded: list[Callable[[ThreadHandle], None]] = []
+
+    def get(self, thread_id: str) -> ThreadHandle | None:
+        return self._loaded.get(thread_id)
+
+    def loaded_ids(self) -> list[str]:
+        return list(self._loaded)
+
+    def handles(self) -> list[ThreadHandle]:
+        return list(self._loaded.values())
+
+    def _register(self, handle: ThreadHandle) -> None:
+        self._loaded[handle.thread_id] = handle
+        for hook in self.on_loaded:
+            hook(handle)
+
+    def create(self, record: ThreadRecord, settings: TurnSettings, *, ephemeral: bool) -> ThreadHandle:
+        handle = ThreadHandle(self.store, ephemeral=ephemeral)
+        handle.session = ThreadSession(record, settings, handle, self.deps, ephemeral=ephemeral)
+        self._register(handle)
+        return handle
+
+    async def open(self, thread_id: str) -> ThreadOpened | None:
+        """The loaded handle, or load it from the store; None when the store has no such thread."""
+        handle = self._loaded.get(thread_id)
+        if handle is not None:
+            return ThreadOpened(handle, loaded_now=False)
+        loaded = await self.store.load_thread(thread_id)
+        if loaded is None:
+            return None
+        handle = self._loaded.get(thread_id)  # another request may have loaded it meanwhile
+        if handle is not None:
+            return ThreadOpened(handle, loaded_now=False)
+        record = loaded.record
+        settings = TurnSettings.from_json(record.settings) if record.settings else TurnSettings(
+            cwd=record.cwd, model=record.model, model_provider=record.model_provider
+        )
+        handle = ThreadHandle(self.store, last_seq=record.last_seq)
+        handle.session = ThreadSession(
+            record, settings, handle, self.deps,
+            history=[h.item for h in loaded.history],
+            turn_count=len(loaded.turns), item_count=len(loaded.items),
+        )
+        self._register(handle)
+        return ThreadOpened(handle, loaded_now=True)
+
+    async def unload(self, thread_id: str) -> ThreadHandle | None:
+        handle = self._loaded.pop(thread_id, None)
+        if handle is not None:
+            await handle.session.processes.close()
+        return handle
+
+    async def shutdown(self) -> None:
+        for thread_id in list(self._loaded):
+            await self.unload(thread_id)
