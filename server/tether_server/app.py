@@ -106,8 +106,10 @@ class App:
         threads.on_loaded.append(subscriptions.attach)
         state = ServerState(self.loaded, self.home, self.store, threads, subscriptions, version=__version__)
         dispatcher = Dispatcher(
-            CLIENT_METHODS, build_handlers(state),
-            on_initialized=self._after_initialize, on_disconnect=self._on_disconnect,
+            CLIENT_METHODS,
+            build_handlers(state),
+            on_initialized=self._after_initialize,
+            on_disconnect=self._on_disconnect,
         )
         dispatcher_box.append(dispatcher)
         state.dispatcher = dispatcher

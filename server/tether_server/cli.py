@@ -18,8 +18,15 @@ def _parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", required=True)
     app_server = sub.add_parser("app-server", help="run the app-server (JSON-RPC, Codex v2 compatible)")
     app_server.add_argument("--listen", default="stdio://", help="stdio:// (default)")
-    app_server.add_argument("-c", "--config", dest="overrides", action="append", default=[],
-                            metavar="key=value", help="override a config.toml key (value parsed as TOML)")
+    app_server.add_argument(
+        "-c",
+        "--config",
+        dest="overrides",
+        action="append",
+        default=[],
+        metavar="key=value",
+        help="override a config.toml key (value parsed as TOML)",
+    )
     app_server.add_argument("-p", "--profile", default=None, help="config profile to apply")
     app_server.add_argument("--strict-config", action="store_true", help="unknown config keys are errors")
     app_server.add_argument("--log-level", default="info")

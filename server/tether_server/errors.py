@@ -59,6 +59,10 @@ class InternalError(TetherError):
     code = ErrorCode.INTERNAL_ERROR
 
 
+def archived_message(thread_id: str) -> str:
+    return f"session {thread_id} is archived. Run `tether unarchive {thread_id}` to unarchive it first."
+
+
 class ConfigError(TetherError):
     """A configuration value is wrong. `key` is the dotted config key at fault, if any."""
 

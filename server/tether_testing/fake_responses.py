@@ -8,6 +8,8 @@ Use it in a test::
         assert fake.requests[0].body["stream"] is True
 
 or standalone: ``python -m tether_testing.fake_responses --script FILE.json [--port N]``.
+Out-of-process controls: ``POST /_fake/release/NAME`` opens a gate, ``GET /_fake/requests``
+lists the recorded requests.
 """
 
 from __future__ import annotations
@@ -31,6 +33,7 @@ from tether_testing.script import ScriptedResponse, Step, load_script
 
 _FLUSH_BYTES = 64 * 1024
 _MAX_HEAD_BYTES = 64 * 1024
+_RELEASE_PREFIX = "/_fake/release/"
 
 
 @dataclass(frozen=True)
@@ -180,6 +183,12 @@ class FakeResponsesServer:
         if method == "POST" and path.endswith("/responses"):
             request = RecordedRequest(path, headers, _json(raw), method, query, raw)
             await self._answer_model_request(writer, request)
+        elif method == "POST" and path.startswith(_RELEASE_PREFIX):
+            self.release(path.removeprefix(_RELEASE_PREFIX))
+            await _write_json(writer, 200, {"released": path.removeprefix(_RELEASE_PREFIX)})
+        elif method == "GET" and path == "/_fake/requests":
+            recorded = [{"path": r.path, "headers": r.headers, "body": r.body} for r in self.requests]
+            await _write_json(writer, 200, recorded)
         elif method == "GET" and path.endswith("/models"):
             await _write_json(writer, 200, {"object": "list", "data": []})
         else:

@@ -24,11 +24,15 @@ def _sandbox_sentence(policy: dict[str, Any]) -> str:
     mode = sandbox_mode_of(policy)
     network = "enabled" if policy.get("networkAccess") is True else "restricted"
     if mode == "danger-full-access":
-        return "The sandbox is off (`sandbox_mode` is `danger-full-access`): commands run with the user's full access."
+        return (
+            "The sandbox is off (`sandbox_mode` is `danger-full-access`): "
+            "commands run with the user's full access."
+        )
     if mode == "workspace-write":
         return (
-            "`sandbox_mode` is `workspace-write`: commands may read any file and write inside the working "
-            f"directory and the writable roots; writing elsewhere needs approval. Network access is {network}."
+            "`sandbox_mode` is `workspace-write`: commands may read any file and write inside the "
+            "working directory and the writable roots; writing elsewhere needs approval. "
+            f"Network access is {network}."
         )
     return (
         "`sandbox_mode` is `read-only`: commands may read files but not change them; any write needs "
@@ -143,7 +147,9 @@ def initial_context(settings: TurnSettings, home: Path | None, agents_max_bytes:
     user: list[str] = []
     agents = agents_md(Path(settings.cwd), home, agents_max_bytes)
     if agents:
-        user.append(f"# AGENTS.md instructions for {settings.cwd}\n\n<INSTRUCTIONS>\n{agents}\n</INSTRUCTIONS>")
+        user.append(
+            f"# AGENTS.md instructions for {settings.cwd}\n\n<INSTRUCTIONS>\n{agents}\n</INSTRUCTIONS>"
+        )
     user.append(environment_context(settings.cwd))
     return [text_message("developer", *developer), text_message("user", *user)]
 
@@ -151,7 +157,10 @@ def initial_context(settings: TurnSettings, home: Path | None, agents_max_bytes:
 def settings_update(previous: TurnSettings, current: TurnSettings) -> list[dict[str, Any]]:
     """Messages telling the model what changed since the last turn (none when nothing did)."""
     out: list[dict[str, Any]] = []
-    if (previous.approval_policy, previous.sandbox_policy) != (current.approval_policy, current.sandbox_policy):
+    if (previous.approval_policy, previous.sandbox_policy) != (
+        current.approval_policy,
+        current.sandbox_policy,
+    ):
         out.append(text_message("developer", permissions_text(current)))
     if previous.cwd != current.cwd:
         out.append(text_message("user", environment_context(current.cwd)))

@@ -9,7 +9,9 @@ from __future__ import annotations
 from typing import Any
 
 
-def user_message(item_id: str, content: list[dict[str, Any]], client_id: str | None, at_ms: int) -> dict[str, Any]:
+def user_message(
+    item_id: str, content: list[dict[str, Any]], client_id: str | None, at_ms: int
+) -> dict[str, Any]:
     return {
         "type": "userMessage",
         "id": item_id,
@@ -36,7 +38,14 @@ def agent_message(item_id: str, text: str, at_ms: int, phase: str | None = None)
 
 
 def reasoning(item_id: str, at_ms: int) -> dict[str, Any]:
-    return {"type": "reasoning", "id": item_id, "summary": [], "content": [], "startedAtMs": at_ms, "completedAtMs": None}
+    return {
+        "type": "reasoning",
+        "id": item_id,
+        "summary": [],
+        "content": [],
+        "startedAtMs": at_ms,
+        "completedAtMs": None,
+    }
 
 
 def plan(item_id: str, text: str, at_ms: int) -> dict[str, Any]:
@@ -112,9 +121,13 @@ def user_input_to_model(content: list[dict[str, Any]]) -> dict[str, Any]:
         if kind == "text":
             parts.append({"type": "input_text", "text": entry.get("text", "")})
         elif kind == "image" and entry.get("url"):
-            parts.append({"type": "input_image", "image_url": entry["url"], "detail": entry.get("detail") or "high"})
+            parts.append(
+                {"type": "input_image", "image_url": entry["url"], "detail": entry.get("detail") or "high"}
+            )
         elif kind in ("mention", "skill"):
-            parts.append({"type": "input_text", "text": f"[{entry.get('name', '')}]({entry.get('path', '')})"})
+            parts.append(
+                {"type": "input_text", "text": f"[{entry.get('name', '')}]({entry.get('path', '')})"}
+            )
         elif kind == "localImage":
             parts.append({"type": "input_text", "text": f"<image path={entry.get('path', '')}>"})
     return {"type": "message", "role": "user", "content": parts}

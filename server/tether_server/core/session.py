@@ -18,7 +18,7 @@ from tether_server.core.tool_specs import default_tools
 from tether_server.core.turn import SamplingResult, TurnRun, sample_with_retries
 from tether_server.core.usage import UsageTracker
 from tether_server.errors import Conflict, ProviderError
-from tether_server.providers.base import ModelProvider, ModelRequest
+from tether_server.providers.base import ModelRequest
 from tether_server.store.base import Batch, HistoryRecord, ItemRecord, ThreadRecord, TurnRecord
 from tether_server.tools.exec.sessions import ProcessSessions
 
@@ -95,8 +95,15 @@ class ThreadSession:
     def _record_item(self, turn: ActiveTurn, item: dict[str, Any]) -> None:
         turn.items.append(item)
         self._unsaved.items.append(
-            ItemRecord(self.record.id, turn.id, str(item["id"]), self._item_count, item,
-                       item.get("startedAtMs"), item.get("completedAtMs"))
+            ItemRecord(
+                self.record.id,
+                turn.id,
+                str(item["id"]),
+                self._item_count,
+                item,
+                item.get("startedAtMs"),
+                item.get("completedAtMs"),
+            )
         )
         self._item_count += 1
 
@@ -121,7 +128,11 @@ class ThreadSession:
     def _check_input(self, content: list[dict[str, Any]]) -> None:
         for entry in content:
             url = entry.get("url")
-            if entry.get("type") == "image" and isinstance(url, str) and url.startswith(("http://", "https://")):
+            if (
+                entry.get("type") == "image"
+                and isinstance(url, str)
+                and url.startswith(("http://", "https://"))
+            ):
                 raise Conflict("remote image URLs are not supported; use an inline data URL instead")
 
     def start_turn(
@@ -174,8 +185,14 @@ class ThreadSession:
     def _turn_record(self, turn: ActiveTurn, status: str, error: dict[str, Any] | None = None) -> TurnRecord:
         done = status != "inProgress"
         return TurnRecord(
-            self.record.id, turn.id, turn.ordinal, status, error, turn.started_at,
-            now_s() if done else None, now_ms() - turn.started_mono_ms if done else None,
+            self.record.id,
+            turn.id,
+            turn.ordinal,
+            status,
+            error,
+            turn.started_at,
+            now_s() if done else None,
+            now_ms() - turn.started_mono_ms if done else None,
         )
 
     def _tool_context(self, turn: ActiveTurn) -> ToolContext:
@@ -194,8 +211,14 @@ class ThreadSession:
     def _build_request(self, turn: ActiveTurn) -> ModelRequest:
         text: dict[str, Any] | None = None
         if turn.output_schema is not None:
-            text = {"format": {"type": "json_schema", "strict": True, "schema": turn.output_schema,
-                               "name": "tether_output_schema"}}
+            text = {
+                "format": {
+                    "type": "json_schema",
+                    "strict": True,
+                    "schema": turn.output_schema,
+                    "name": "tether_output_schema",
+                }
+            }
         reasoning = None
         if self.settings.effort or self.settings.summary:
             reasoning = {"effort": self.settings.effort or "medium"}
@@ -219,17 +242,32 @@ class ThreadSession:
         while turn.pending:
             content, client_id = turn.pending.pop(0)
             item = items.user_message(uuid7(), content, client_id, now_ms())
-            await self.sink.emit("item/started", {"item": dict(item), "threadId": self.record.id,
-                                                  "turnId": turn.id, "startedAtMs": item["startedAtMs"]})
+            await self.sink.emit(
+                "item/started",
+                {
+                    "item": dict(item),
+                    "threadId": self.record.id,
+                    "turnId": turn.id,
+                    "startedAtMs": item["startedAtMs"],
+                },
+            )
             self._record_history(turn.id, items.user_input_to_model(content))
             item["completedAtMs"] = now_ms()
             self._record_item(turn, item)
             if not self.record.preview:
                 self.record.preview = items.text_of(content)[:400]
                 self._unsaved.thread = self.record
-            await self.sink.emit("item/completed", {"item": item, "threadId": self.record.id, "turnId": turn.id,
-                                                    "completedAtMs": item["completedAtMs"], "contentTokenCount": None},
-                                 batch=self.take_batch())
+            await self.sink.emit(
+                "item/completed",
+                {
+                    "item": item,
+                    "threadId": self.record.id,
+                    "turnId": turn.id,
+                    "completedAtMs": item["completedAtMs"],
+                    "contentTokenCount": None,
+                },
+                batch=self.take_batch(),
+            )
 
     def _record_context(self, turn: ActiveTurn) -> None:
         if self._reference is None:
@@ -250,7 +288,9 @@ class ThreadSession:
             self._unsaved.thread = self.record
             self._unsaved.turns.append(self._turn_record(turn, "inProgress"))
             started = items.turn(turn.id, "inProgress", started_at=turn.started_at)
-            await self.sink.emit("turn/started", {"threadId": self.record.id, "turn": started}, batch=self.take_batch())
+            await self.sink.emit(
+                "turn/started", {"threadId": self.record.id, "turn": started}, batch=self.take_batch()
+            )
             self._record_context(turn)
             final = await self._loop(turn)
         except asyncio.CancelledError:
@@ -268,9 +308,11 @@ class ThreadSession:
         final: dict[str, Any] | None = None
         tools = self._tool_context(turn)
         run = TurnRun(
-            thread_id=self.record.id, turn_id=turn.id,
+            thread_id=self.record.id,
+            turn_id=turn.id,
             provider=self.deps.provider_for(self.settings.model_provider),
-            sink=self.sink, tools=tools,
+            sink=self.sink,
+            tools=tools,
             build_request=lambda: self._build_request(turn),
             record_history=lambda item: self._record_history(turn.id, item),
             on_usage=self.usage.add,
@@ -283,14 +325,17 @@ class ThreadSession:
             if not result.needs_follow_up and not turn.pending:
                 return final
 
-    async def _finish(self, turn: ActiveTurn, status: str, error: dict[str, Any] | None,
-                      final: dict[str, Any] | None) -> None:
+    async def _finish(
+        self, turn: ActiveTurn, status: str, error: dict[str, Any] | None, final: dict[str, Any] | None
+    ) -> None:
         if status == "interrupted":
             await self.processes.close()
         tid = self.record.id
         if error is not None:
             await self.set_status({"type": "systemError"})
-            await self.sink.emit("error", {"error": error, "willRetry": False, "threadId": tid, "turnId": turn.id})
+            await self.sink.emit(
+                "error", {"error": error, "willRetry": False, "threadId": tid, "turnId": turn.id}
+            )
         else:
             await self.set_status({"type": "idle"})
         record = self._turn_record(turn, status, error)
@@ -299,8 +344,13 @@ class ThreadSession:
         self._unsaved.thread = self.record
         summary = [final] if final is not None and status == "completed" else []
         done = items.turn(
-            turn.id, status, started_at=turn.started_at, completed_at=record.completed_at,
-            duration_ms=record.duration_ms, error=error, items=summary,
+            turn.id,
+            status,
+            started_at=turn.started_at,
+            completed_at=record.completed_at,
+            duration_ms=record.duration_ms,
+            error=error,
+            items=summary,
             items_view="summary" if summary else "notLoaded",
         )
         self.active = None

@@ -13,7 +13,9 @@ class TurnSettings:
     model_provider: str
     approval_policy: Any = "on-request"  # "untrusted" | "on-request" | "never" | {"granular": {...}}
     approvals_reviewer: str = "user"
-    sandbox_policy: dict[str, Any] = field(default_factory=lambda: {"type": "readOnly", "networkAccess": False})
+    sandbox_policy: dict[str, Any] = field(
+        default_factory=lambda: {"type": "readOnly", "networkAccess": False}
+    )
     effort: str | None = None
     summary: str | None = None
     base_instructions: str | None = None
@@ -69,8 +71,14 @@ def sandbox_mode_of(policy: dict[str, Any]) -> str:
     }.get(str(policy.get("type")), "read-only")
 
 
-def sandbox_policy_for_mode(mode: str, *, writable_roots: list[str] | None = None, network: bool = False,
-                            exclude_tmpdir: bool = False, exclude_slash_tmp: bool = False) -> dict[str, Any]:
+def sandbox_policy_for_mode(
+    mode: str,
+    *,
+    writable_roots: list[str] | None = None,
+    network: bool = False,
+    exclude_tmpdir: bool = False,
+    exclude_slash_tmp: bool = False,
+) -> dict[str, Any]:
     if mode == "danger-full-access":
         return {"type": "dangerFullAccess"}
     if mode == "workspace-write":

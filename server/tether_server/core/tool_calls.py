@@ -19,7 +19,7 @@ from tether_server.tools.exec.shell import build_shell_argv, join_command, parse
 
 PARALLEL_TOOLS = frozenset({"exec_command"})
 CommandGate = Callable[[dict[str, Any], Path, list[str]], list[str]]
-"""Given the sandbox policy, cwd and argv, returns the argv to run (sandbox-wrapped) or raises SandboxError."""
+"""Policy, cwd and argv → the argv to run (sandbox-wrapped); raises SandboxError when it cannot."""
 
 
 @dataclass
@@ -90,7 +90,9 @@ async def exec_command(ctx: ToolContext, call_id: str, args: dict[str, Any]) -> 
     workdir = args.get("workdir")
     cwd = (ctx.cwd / workdir).resolve() if isinstance(workdir, str) and workdir else ctx.cwd
     argv = build_shell_argv(cmd, args.get("shell"), bool(args.get("login", True)))
-    item = items.command_execution(call_id, join_command(argv), str(cwd), parse_command_actions(cmd), now_ms())
+    item = items.command_execution(
+        call_id, join_command(argv), str(cwd), parse_command_actions(cmd), now_ms()
+    )
     await _started(ctx, item)
     started = time.monotonic()
     try:
@@ -101,7 +103,9 @@ async def exec_command(ctx: ToolContext, call_id: str, args: dict[str, Any]) -> 
         return ToolOutput(f"exec_command failed for `{cmd}`: {exc.message}", success=False)
 
     def on_output(text: str) -> None:
-        ctx.sink.emit_transient("item/commandExecution/outputDelta", {**_ids(ctx), "itemId": call_id, "delta": text})
+        ctx.sink.emit_transient(
+            "item/commandExecution/outputDelta", {**_ids(ctx), "itemId": call_id, "delta": text}
+        )
 
     request = ExecRequest(
         argv=run_argv,
@@ -138,12 +142,17 @@ async def write_stdin(ctx: ToolContext, call_id: str, args: dict[str, Any]) -> T
         )
 
     def on_output(text: str) -> None:
-        ctx.sink.emit_transient("item/commandExecution/outputDelta", {**_ids(ctx), "itemId": item_id, "delta": text})
+        ctx.sink.emit_transient(
+            "item/commandExecution/outputDelta", {**_ids(ctx), "itemId": item_id, "delta": text}
+        )
 
     try:
         result = await ctx.processes.write_stdin(
-            session_id, str(chars), _int_arg(args, "yield_time_ms", 250) or 250,
-            _int_arg(args, "max_output_tokens", None), on_output,
+            session_id,
+            str(chars),
+            _int_arg(args, "yield_time_ms", 250) or 250,
+            _int_arg(args, "max_output_tokens", None),
+            on_output,
         )
     except TetherError as exc:
         return ToolOutput(f"write_stdin failed: {exc.message}", success=False)

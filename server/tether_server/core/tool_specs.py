@@ -65,7 +65,10 @@ def exec_command_spec() -> dict[str, Any]:
         "workdir": {"type": "string", "description": "Working directory; defaults to the turn's cwd."},
         "shell": {"type": "string", "description": "Shell binary to launch; defaults to the user's shell."},
         "login": {"type": "boolean", "description": "Run the shell as a login shell (default true)."},
-        "tty": {"type": "boolean", "description": "Allocate a PTY, for interactive programs (default false)."},
+        "tty": {
+            "type": "boolean",
+            "description": "Allocate a PTY, for interactive programs (default false).",
+        },
         "yield_time_ms": {"type": "number", "description": "How long to wait for output before returning."},
         "max_output_tokens": {"type": "number", "description": "Cap on the output returned to you."},
         **_APPROVAL_PROPS,

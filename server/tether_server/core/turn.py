@@ -113,12 +113,16 @@ async def _on_done(run: TurnRun, item: dict[str, Any]) -> dict[str, Any] | None:
     if kind == "message" and item.get("role", "assistant") == "assistant":
         if wire is None:
             wire = items.agent_message(item_id, "", now_ms(), item.get("phase"))
-            await run.sink.emit("item/started", {"item": dict(wire), **run.ids(), "startedAtMs": wire["startedAtMs"]})
+            await run.sink.emit(
+                "item/started", {"item": dict(wire), **run.ids(), "startedAtMs": wire["startedAtMs"]}
+            )
         wire["text"] = _message_text(item)
     elif kind == "reasoning":
         if wire is None:
             wire = items.reasoning(item_id, now_ms())
-            await run.sink.emit("item/started", {"item": dict(wire), **run.ids(), "startedAtMs": wire["startedAtMs"]})
+            await run.sink.emit(
+                "item/started", {"item": dict(wire), **run.ids(), "startedAtMs": wire["startedAtMs"]}
+            )
         wire["summary"] = [str(s.get("text", "")) for s in item.get("summary") or []]
         wire["content"] = [str(c.get("text", "")) for c in item.get("content") or []]
     else:
@@ -138,10 +142,13 @@ def _on_delta(run: TurnRun, event: Any) -> None:
         wire = run.active_items.get(event.item_id)
         if wire is not None:
             wire["text"] += event.delta
-        run.sink.emit_transient("item/agentMessage/delta", {**ids, "itemId": event.item_id, "delta": event.delta})
+        run.sink.emit_transient(
+            "item/agentMessage/delta", {**ids, "itemId": event.item_id, "delta": event.delta}
+        )
     elif isinstance(event, ReasoningSummaryPartAdded):
         run.sink.emit_transient(
-            "item/reasoning/summaryPartAdded", {**ids, "itemId": event.item_id, "summaryIndex": event.summary_index}
+            "item/reasoning/summaryPartAdded",
+            {**ids, "itemId": event.item_id, "summaryIndex": event.summary_index},
         )
     elif isinstance(event, ReasoningSummaryDelta):
         run.sink.emit_transient(
@@ -207,7 +214,9 @@ async def sample_once(run: TurnRun) -> SamplingResult:
             elif isinstance(event, Completed):
                 completed = True
                 if event.usage is not None:
-                    await run.sink.emit("thread/tokenUsage/updated", {**run.ids(), "tokenUsage": run.on_usage(event.usage)})
+                    await run.sink.emit(
+                        "thread/tokenUsage/updated", {**run.ids(), "tokenUsage": run.on_usage(event.usage)}
+                    )
                 break
             else:
                 _on_delta(run, event)

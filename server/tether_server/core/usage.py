@@ -37,5 +37,8 @@ class UsageTracker:
         return self.wire()
 
     def wire(self) -> dict[str, Any]:
-        return {"total": _breakdown(self.total), "last": _breakdown(self.last),
-                "modelContextWindow": self.context_window}
+        return {
+            "total": _breakdown(self.total),
+            "last": _breakdown(self.last),
+            "modelContextWindow": self.context_window,
+        }

@@ -48,12 +48,17 @@ def thread_settings(config: Config, params: Any, default_cwd: Path) -> TurnSetti
     mode = getattr(params, "sandbox", None) or cfg.sandbox_mode
     ww = cfg.sandbox_workspace_write
     policy = sandbox_policy_for_mode(
-        str(wire(mode)), writable_roots=list(ww.writable_roots), network=ww.network_access,
-        exclude_tmpdir=ww.exclude_tmpdir_env_var, exclude_slash_tmp=ww.exclude_slash_tmp,
+        str(wire(mode)),
+        writable_roots=list(ww.writable_roots),
+        network=ww.network_access,
+        exclude_tmpdir=ww.exclude_tmpdir_env_var,
+        exclude_slash_tmp=ww.exclude_slash_tmp,
     )
     provider = getattr(params, "model_provider", None) or cfg.model_provider
     if provider not in cfg.model_providers:
-        raise InvalidRequest(f"unknown model provider `{provider}`; configure it under [model_providers.{provider}]")
+        raise InvalidRequest(
+            f"unknown model provider `{provider}`; configure it under [model_providers.{provider}]"
+        )
     return TurnSettings(
         cwd=cwd,
         model=getattr(params, "model", None) or cfg.model,

@@ -46,11 +46,8 @@ class Subscriptions:
         handle.add_listener(lambda event: self._route(thread_id, event))
 
     def _route(self, thread_id: str, event: ThreadEvent) -> None:
-        targets: Iterable[Connection]
-        if event.method in BROADCAST:
-            targets = self._all()
-        else:
-            targets = self._subs.get(thread_id, {}).values()
+        broadcast = event.method in BROADCAST
+        targets: Iterable[Connection] = self._all() if broadcast else self._subs.get(thread_id, {}).values()
         frame: bytes | None = None
         for conn in list(targets):
             if conn.wants(event.method):

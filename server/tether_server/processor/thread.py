@@ -6,7 +6,7 @@ from typing import Any
 
 from tether_protocol import CODEX_PROTOCOL_VERSION
 from tether_server.core.ids import now_s, uuid7
-from tether_server.errors import Conflict, InvalidRequest, NotFound
+from tether_server.errors import Conflict, InvalidRequest, NotFound, archived_message
 from tether_server.processor.settings import default_cwd, thread_settings, wire
 from tether_server.processor.state import ServerState
 from tether_server.processor.views import session_response, thread_json, turn_json
@@ -16,7 +16,9 @@ from tether_server.store.base import InvalidCursor, ThreadQuery, ThreadRecord
 from tether_server.threads.handle import ThreadHandle
 
 
-def _loaded_json(state: ServerState, handle: ThreadHandle, turns: list[dict[str, Any]] | None = None) -> dict[str, Any]:
+def _loaded_json(
+    state: ServerState, handle: ThreadHandle, turns: list[dict[str, Any]] | None = None
+) -> dict[str, Any]:
     s = handle.session
     return thread_json(s.record, status=s.status, loaded=True, ephemeral=s.ephemeral, turns=turns)
 
@@ -27,9 +29,16 @@ async def start(state: ServerState, ctx: RequestContext, params: Any) -> dict[st
     settings = thread_settings(state.config.config, params, default_cwd())
     now = now_s()
     record = ThreadRecord(
-        id=uuid7(), created_at=now, updated_at=now, recency_at=now, cwd=settings.cwd,
-        model=settings.model, model_provider=settings.model_provider, source="vscode",
-        cli_version=CODEX_PROTOCOL_VERSION, originator=state.originator or ctx.connection.client_name,
+        id=uuid7(),
+        created_at=now,
+        updated_at=now,
+        recency_at=now,
+        cwd=settings.cwd,
+        model=settings.model,
+        model_provider=settings.model_provider,
+        source="vscode",
+        cli_version=CODEX_PROTOCOL_VERSION,
+        originator=state.originator or ctx.connection.client_name,
         settings=settings.to_json(),
     )
     handle = state.threads.create(record, settings, ephemeral=bool(params.ephemeral))
@@ -42,7 +51,9 @@ async def start(state: ServerState, ctx: RequestContext, params: Any) -> dict[st
 
 async def _turns_of(state: ServerState, thread_id: str) -> list[dict[str, Any]]:
     page = await state.store.list_turns(thread_id, cursor=None, limit=100_000, direction="asc")
-    items = await state.store.list_items(thread_id, turn_id=None, cursor=None, limit=1_000_000, direction="asc")
+    items = await state.store.list_items(
+        thread_id, turn_id=None, cursor=None, limit=1_000_000, direction="asc"
+    )
     by_turn: dict[str, list[dict[str, Any]]] = {}
     for it in items.data:
         by_turn.setdefault(it.turn_id, []).append(it.item)
@@ -56,16 +67,16 @@ async def resume(state: ServerState, ctx: RequestContext, params: Any) -> dict[s
     handle = opened.handle
     session = handle.session
     if session.record.archived:
-        raise InvalidRequest(
-            f"session {params.thread_id} is archived. Run `tether unarchive {params.thread_id}` to unarchive it first."
-        )
+        raise InvalidRequest(archived_message(params.thread_id))
     if opened.loaded_now:
         await session.set_status({"type": "idle"})
     turns = [] if params.exclude_turns or session.ephemeral else await _turns_of(state, params.thread_id)
     thread = _loaded_json(state, handle, turns)
     state.subscriptions.subscribe(params.thread_id, ctx.connection)
     response = session_response(thread, session.settings)
-    response.update(collaborationMode=None, initialTurnsPage=None, turnsBackwardsCursor=None, itemsBackwardsCursor=None)
+    response.update(
+        collaborationMode=None, initialTurnsPage=None, turnsBackwardsCursor=None, itemsBackwardsCursor=None
+    )
     ctx.respond(response)
     if params.after_seq is not None:
         await _replay(state, ctx, handle, params.after_seq)
@@ -131,7 +142,12 @@ async def list_threads(state: ServerState, ctx: RequestContext, params: Any) -> 
         handle = state.threads.get(record.id)
         status = handle.session.status if handle else None
         data.append(thread_json(record, status=status, loaded=False))
-    return {"data": data, "nextCursor": page.next_cursor, "backwardsCursor": page.backwards_cursor, "readStates": {}}
+    return {
+        "data": data,
+        "nextCursor": page.next_cursor,
+        "backwardsCursor": page.backwards_cursor,
+        "readStates": {},
+    }
 
 
 async def loaded_list(state: ServerState, ctx: RequestContext, params: Any) -> dict[str, Any]:
@@ -168,7 +184,9 @@ async def name_set(state: ServerState, ctx: RequestContext, params: Any) -> dict
     record.name = name
     await state.store.set_name(params.thread_id, name, now_s())
     ctx.respond({})
-    send_notification(_conns(state), "thread/name/updated", {"threadId": params.thread_id, "threadName": name})
+    send_notification(
+        _conns(state), "thread/name/updated", {"threadId": params.thread_id, "threadName": name}
+    )
     return {}
 
 
@@ -221,4 +239,3 @@ async def _unload(state: ServerState, handle: ThreadHandle) -> None:
 
 def _conns(state: ServerState) -> list[Any]:
     return list(state.dispatcher.connections) if state.dispatcher else []
-

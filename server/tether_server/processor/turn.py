@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from tether_server.errors import Conflict, NotFound
+from tether_server.errors import Conflict, NotFound, archived_message
 from tether_server.processor.settings import turn_settings, wire
 from tether_server.processor.state import ServerState
 from tether_server.rpc.context import RequestContext
@@ -36,7 +36,7 @@ async def start(state: ServerState, ctx: RequestContext, params: Any) -> dict[st
     if session.active is None and state.draining:
         raise Conflict(DRAINING, data={"reason": "serverShuttingDown"})
     if session.record.archived:
-        raise Conflict(f"session {params.thread_id} is archived. Run `tether unarchive {params.thread_id}` to unarchive it first.")
+        raise Conflict(archived_message(params.thread_id))
     settings = turn_settings(session.settings, params)
     schema = params.output_schema if isinstance(params.output_schema, dict) else None
     turn, _new = session.start_turn(_content(params.input), params.client_user_message_id, settings, schema)

@@ -20,7 +20,9 @@ def thread_json(
     turns: list[dict[str, Any]] | None = None,
 ) -> dict[str, Any]:
     environments = (
-        [{"environmentId": "local", "cwd": record.cwd, "runtimeWorkspaceRoots": [record.cwd]}] if loaded else None
+        [{"environmentId": "local", "cwd": record.cwd, "runtimeWorkspaceRoots": [record.cwd]}]
+        if loaded
+        else None
     )
     return {
         "id": record.id,
@@ -80,7 +82,9 @@ def session_response(thread: dict[str, Any], settings: TurnSettings) -> dict[str
     }
 
 
-def turn_json(record: Any, items: list[dict[str, Any]] | None = None, view: str = "notLoaded") -> dict[str, Any]:
+def turn_json(
+    record: Any, items: list[dict[str, Any]] | None = None, view: str = "notLoaded"
+) -> dict[str, Any]:
     return {
         "id": record.turn_id,
         "rootTurnId": record.turn_id,

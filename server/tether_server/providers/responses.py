@@ -78,7 +78,10 @@ class ResponsesProvider:
             params=dict(self.settings.query_params),
         )
         try:
-            response = await self._client.send(http_request, stream=True)
+            async with asyncio.timeout(self.settings.stream_idle_timeout_s):
+                response = await self._client.send(http_request, stream=True)
+        except TimeoutError:
+            raise errors.connection_failed("timed out waiting for the response headers") from None
         except httpx.TransportError as exc:
             raise errors.connection_failed(self._describe(exc)) from None
         try:

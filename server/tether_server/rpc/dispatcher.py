@@ -109,7 +109,9 @@ class Dispatcher:
             self._reply_error(conn, None, ErrorCode.PARSE_ERROR, "Parse error: invalid JSON")
             return None
         if not isinstance(message, dict):
-            self._reply_error(conn, None, ErrorCode.INVALID_REQUEST, "Invalid request: expected a JSON object")
+            self._reply_error(
+                conn, None, ErrorCode.INVALID_REQUEST, "Invalid request: expected a JSON object"
+            )
             return None
         if "method" in message:
             return self._on_method(conn, message)
@@ -133,10 +135,14 @@ class Dispatcher:
             return None
         rid = message["id"]
         if not jsonrpc.is_request_id(rid):
-            self._reply_error(conn, None, ErrorCode.INVALID_REQUEST, "Invalid request: `id` must be a string or an integer")
+            self._reply_error(
+                conn, None, ErrorCode.INVALID_REQUEST, "Invalid request: `id` must be a string or an integer"
+            )
             return None
         if not isinstance(method, str):
-            self._reply_error(conn, rid, ErrorCode.INVALID_REQUEST, "Invalid request: `method` must be a string")
+            self._reply_error(
+                conn, rid, ErrorCode.INVALID_REQUEST, "Invalid request: `method` must be a string"
+            )
             return None
         if self._inflight >= self._max_inflight:
             self._reply_error(conn, rid, ErrorCode.SERVER_OVERLOADED, OVERLOADED)

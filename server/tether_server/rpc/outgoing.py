@@ -23,7 +23,9 @@ def encode(message: dict[str, Any]) -> bytes:
     return orjson.dumps(message)
 
 
-def encode_notification(method: str, params: dict[str, Any] | None, extra: dict[str, Any] | None = None) -> bytes:
+def encode_notification(
+    method: str, params: dict[str, Any] | None, extra: dict[str, Any] | None = None
+) -> bytes:
     """Encode once; the same bytes fan out to every subscriber."""
     message = jsonrpc.notification(method, params, now_ms())
     if extra:

@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal, get_args
+from typing import Any, Literal
 
 from tether_server.errors import InvalidParams
 
@@ -143,11 +143,6 @@ class SandboxPolicy:
         if not self.exclude_slash_tmp:
             roots.append(Path("/tmp"))
         return tuple(dict.fromkeys(roots))
-
-
-def is_sandbox_kind(value: str) -> bool:
-    """True for one of the internal kind names."""
-    return value in get_args(SandboxKind)
 
 
 def _abs_roots(roots: Iterable[Path | str]) -> tuple[Path, ...]:

@@ -70,13 +70,7 @@ def prepare(
     """
     if not policy.wraps_commands:
         return PreparedCommand(argv=list(argv))
-    if not capability.available or not capability.bwrap_path:
-        raise SandboxError(
-            refusal(
-                capability.reason or "no sandbox probe has passed", capability.fix or "restart the daemon"
-            ),
-            data={"reason": capability.reason, "fix": capability.fix},
-        )
+    _require_available(capability)
     mounts = plan_mounts(policy, cwd, env=os.environ if env is None else env, hidden_paths=hidden_paths)
     program = seccomp.build_program(
         network_access=policy.network_access, strict=policy.strict_network_syscalls
@@ -93,3 +87,11 @@ def prepare(
         policy, Path(os.path.realpath(cwd)), argv, mounts=mounts, seccomp_fd=fd, bwrap=capability.bwrap_path
     )
     return prepared
+
+
+def _require_available(capability: SandboxCapability) -> None:
+    if capability.available and capability.bwrap_path:
+        return
+    reason = capability.reason or "no sandbox probe has passed"
+    fix = capability.fix or "restart the daemon so it probes the sandbox"
+    raise SandboxError(refusal(reason, fix), data={"reason": reason, "fix": fix})

@@ -55,8 +55,12 @@ def _rows_after(
     ordered = sorted(rows, key=lambda r: _key(position_of(r)), reverse=desc)
     if after is not None:
         mark = _key(after)
-        ordered = [r for r in ordered if (_key(position_of(r)) < mark) == desc and _key(position_of(r)) != mark]
+        ordered = [r for r in ordered if _beyond(_key(position_of(r)), mark, desc)]
     return [copy.deepcopy(r) for r in ordered[:limit]]
+
+
+def _beyond(key: tuple[int, str], mark: tuple[int, str], desc: bool) -> bool:
+    return key < mark if desc else key > mark
 
 
 def _key(position: Position) -> tuple[int, str]:
@@ -113,16 +117,20 @@ class MemoryThreadStore:
 
     def _check(self, batch: Batch) -> None:
         known = set(self._threads) | ({batch.thread.id} if batch.thread else set())
+        children: list[TurnRecord | ItemRecord | HistoryRecord | EventRecord]
         children = [*batch.turns, *batch.items, *batch.history, *batch.events]
         missing = {c.thread_id for c in children} - known
         if missing:
-            raise StoreError(f"commit rejected: no thread {sorted(missing)[0]} (FOREIGN KEY constraint failed)")
+            first = sorted(missing)[0]
+            raise StoreError(f"commit rejected: no thread {first} (FOREIGN KEY constraint failed)")
         history = [(h.thread_id, h.ordinal) for h in batch.history]
         events = [(e.thread_id, e.seq) for e in batch.events]
         self._check_unique("history ordinal", history, lambda t, n: n in self._threads[t].history)
         self._check_unique("event seq", events, lambda t, n: n in self._threads[t].events)
 
-    def _check_unique(self, what: str, keys: list[tuple[str, int]], stored: Callable[[str, int], bool]) -> None:
+    def _check_unique(
+        self, what: str, keys: list[tuple[str, int]], stored: Callable[[str, int], bool]
+    ) -> None:
         seen: set[tuple[str, int]] = set()
         for thread_id, number in keys:
             if (thread_id, number) in seen or (thread_id in self._threads and stored(thread_id, number)):
@@ -246,7 +254,9 @@ class MemoryThreadStore:
 K = TypeVar("K")
 
 
-def _keep_before(rows: dict[K, R], dropped: set[str], turn_and_ordinal: Callable[[R], tuple[str, int]]) -> dict[K, R]:
+def _keep_before(
+    rows: dict[K, R], dropped: set[str], turn_and_ordinal: Callable[[R], tuple[str, int]]
+) -> dict[K, R]:
     """Rows of kept turns that also precede the first row of any dropped turn."""
     firsts = [n for tid, n in map(turn_and_ordinal, rows.values()) if tid in dropped]
     cut = min(firsts, default=None)

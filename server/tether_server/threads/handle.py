@@ -33,8 +33,9 @@ class ThreadHandle:
     """Implements the core's EventSink: every event gets the next `seq`; durable ones are committed
     to the store (with the session's pending batch) before any listener sees them."""
 
-    def __init__(self, store: ThreadStore, *, last_seq: int = 0, ring_size: int = 20_000,
-                 ephemeral: bool = False) -> None:
+    def __init__(
+        self, store: ThreadStore, *, last_seq: int = 0, ring_size: int = 20_000, ephemeral: bool = False
+    ) -> None:
         self._store = store
         self._seq = last_seq
         self._ring: deque[ThreadEvent] = deque(maxlen=ring_size)

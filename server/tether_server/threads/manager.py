@@ -59,14 +59,20 @@ class ThreadManager:
         if handle is not None:
             return ThreadOpened(handle, loaded_now=False)
         record = loaded.record
-        settings = TurnSettings.from_json(record.settings) if record.settings else TurnSettings(
-            cwd=record.cwd, model=record.model, model_provider=record.model_provider
+        settings = (
+            TurnSettings.from_json(record.settings)
+            if record.settings
+            else TurnSettings(cwd=record.cwd, model=record.model, model_provider=record.model_provider)
         )
         handle = ThreadHandle(self.store, last_seq=record.last_seq)
         handle.session = ThreadSession(
-            record, settings, handle, self.deps,
+            record,
+            settings,
+            handle,
+            self.deps,
             history=[h.item for h in loaded.history],
-            turn_count=len(loaded.turns), item_count=len(loaded.items),
+            turn_count=len(loaded.turns),
+            item_count=len(loaded.items),
         )
         self._register(handle)
         return ThreadOpened(handle, loaded_now=True)

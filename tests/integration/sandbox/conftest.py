@@ -4,13 +4,53 @@ from __future__ import annotations
 
 import asyncio
 import shutil
+import subprocess
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Awaitable, Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 
 import pytest
 
-from tether_server.sandbox import SandboxCapability, probe_sandbox
+from tether_server.sandbox import SandboxCapability, SandboxPolicy, prepare, probe_sandbox
+
+AS_NOBODY = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"]
+RUN_LIMIT_S = 20.0
+Outcome = subprocess.CompletedProcess[str]
+
+
+async def _run_sandboxed(
+    policy: SandboxPolicy,
+    cwd: Path,
+    argv: Sequence[str],
+    capability: SandboxCapability,
+    *,
+    hidden_paths: Sequence[Path] = (),
+    as_nobody: bool = False,
+    env: Mapping[str, str] | None = None,
+) -> Outcome:
+    """Prepare `argv` for `policy`, run it to completion, clean up, and return what it printed."""
+    prepared = prepare(policy, cwd, argv, capability, hidden_paths=hidden_paths, env=env or {})
+    full = [*AS_NOBODY, *prepared.argv] if as_nobody else prepared.argv
+    try:
+        proc = await asyncio.create_subprocess_exec(
+            *full,
+            cwd=cwd,
+            pass_fds=prepared.pass_fds,
+            stdin=asyncio.subprocess.DEVNULL,
+            stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.PIPE,
+        )
+        async with asyncio.timeout(RUN_LIMIT_S):
+            out, err = await proc.communicate()
+    finally:
+        prepared.cleanup()
+    return Outcome(full, proc.returncode or 0, out.decode(errors="replace"), err.decode(errors="replace"))
+
+
+@pytest.fixture
+def run_sandboxed() -> Callable[..., Awaitable[Outcome]]:
+    """`await run_sandboxed(policy, cwd, argv, capability, hidden_paths=, as_nobody=, env=)`."""
+    return _run_sandboxed
 
 
 @pytest.fixture(scope="session")

@@ -5,13 +5,17 @@ from __future__ import annotations
 import asyncio
 import json
 import sys
+from collections.abc import Awaitable, Callable
 from pathlib import Path
+from subprocess import CompletedProcess
 
 import pytest
-from sandbox_harness import run_prepared
 
 from tether_server.errors import SandboxError
 from tether_server.sandbox import SandboxCapability, SandboxPolicy, prepare, probe_sandbox
+
+Run = Callable[..., Awaitable[CompletedProcess[str]]]
+
 
 # Runs inside an outer sandbox: probe, then try to run `touch marker` in the workspace.
 NESTED_DAEMON = """
@@ -49,7 +53,9 @@ async def _nested_daemon(workspace: Path, outer_flags: list[str]) -> dict[str, o
     return result
 
 
-async def test_a_missing_bwrap_is_reported_with_an_install_hint_and_commands_are_refused(tmp_path: Path) -> None:
+async def test_a_missing_bwrap_is_reported_with_an_install_hint_and_commands_are_refused(
+    tmp_path: Path,
+) -> None:
     capability = await probe_sandbox(bwrap_path=str(tmp_path / "no-such-bwrap"))
     assert not capability.available
     assert "apt-get install bubblewrap" in capability.fix
@@ -74,13 +80,15 @@ async def test_a_daemon_that_cannot_create_namespaces_refuses_and_never_runs_the
     assert not (tmp_path / "marker").exists()
 
 
-async def test_danger_full_access_runs_the_command_bare(capability: SandboxCapability, tmp_path: Path) -> None:
+async def test_danger_full_access_runs_the_command_bare(
+    capability: SandboxCapability, run_sandboxed: Run, tmp_path: Path
+) -> None:
     outside = tmp_path / "outside.txt"
     script = f"echo bare > {outside}; grep -E '^(CapEff|Seccomp):' /proc/self/status"
     policy = SandboxPolicy(kind="danger-full-access")
     prepared = prepare(policy, tmp_path, ["sh", "-c", script], capability)
     assert prepared.argv == ["sh", "-c", script]
-    outcome = await run_prepared(policy, tmp_path, ["sh", "-c", script], capability)
+    outcome = await run_sandboxed(policy, tmp_path, ["sh", "-c", script], capability)
     assert outside.read_text() == "bare\n"
     assert "Seccomp:\t0" in outcome.stdout
 

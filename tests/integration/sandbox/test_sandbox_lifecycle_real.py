@@ -10,18 +10,24 @@ from pathlib import Path
 from tether_server.sandbox import SandboxCapability, SandboxPolicy, prepare
 
 
-def _pids_with_arg(marker: str) -> list[int]:
-    pids = []
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
-            continue
+def _descendants(pid: int) -> list[int]:
+    found: list[int] = []
+    for task in Path(f"/proc/{pid}/task").iterdir():
+        for child in (task / "children").read_text().split():
+            found += [int(child), *_descendants(int(child))]
+    return found
+
+
+def _alive_with_arg(pids: list[int], marker: str) -> list[int]:
+    alive = []
+    for pid in pids:
         try:
-            args = (entry / "cmdline").read_bytes().split(b"\0")
+            args = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
         except OSError:
             continue
         if marker.encode() in args:
-            pids.append(int(entry.name))
-    return pids
+            alive.append(pid)
+    return alive
 
 
 async def _exited(pidfd: int) -> None:
@@ -47,17 +53,16 @@ async def test_killing_the_sandbox_kills_background_and_setsid_children(
         assert proc.stdout is not None
         async with asyncio.timeout(10):
             assert await proc.stdout.readline() == b"ready\n"
-            pids = _pids_with_arg(marker)
-            while len(pids) < 2:  # both sleeps are forked before "ready" but may not have exec'd yet
-                await asyncio.sleep(0.01)
-                pids = _pids_with_arg(marker)
-        pidfds = [os.pidfd_open(pid) for pid in pids]
+        # Every fork happened before "ready", so the tree is complete now.
+        tree = _descendants(proc.pid)
+        assert len(tree) >= 3
+        pidfds = [os.pidfd_open(pid) for pid in tree]
         proc.kill()
         async with asyncio.timeout(10):
             await proc.wait()
             await asyncio.gather(*(_exited(fd) for fd in pidfds))
         for fd in pidfds:
             os.close(fd)
-        assert _pids_with_arg(marker) == []
+        assert _alive_with_arg(tree, marker) == []
     finally:
         prepared.cleanup()

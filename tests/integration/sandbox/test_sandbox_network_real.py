@@ -3,14 +3,23 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator
+import sys
+from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass
 from pathlib import Path
+from subprocess import CompletedProcess
 
 import pytest
-from sandbox_harness import python_argv, run_prepared
 
 from tether_server.sandbox import SandboxCapability, SandboxPolicy
+
+Run = Callable[..., Awaitable[CompletedProcess[str]]]
+
+
+def python_argv(code: str) -> list[str]:
+    """Stdlib-only Python inside the sandbox (root tests only: nobody cannot read root's pyenv)."""
+    return [sys.executable, "-I", "-S", "-c", code]
+
 
 CONNECT_TCP = """
 import socket, sys
@@ -88,46 +97,66 @@ async def unix_listener(shared_dir: Path) -> AsyncIterator[tuple[Path, asyncio.E
 
 
 async def test_tcp_to_a_loopback_server_fails_with_network_off(
-    capability: SandboxCapability, tmp_path: Path, tcp_listener: Listener
+    capability: SandboxCapability, run_sandboxed: Run, tmp_path: Path, tcp_listener: Listener
 ) -> None:
     for strict in (True, False):
         policy = SandboxPolicy(kind="workspace-write", strict_network_syscalls=strict)
-        code = python_argv(CONNECT_TCP) + [str(tcp_listener.port)]
-        outcome = await run_prepared(policy, tmp_path, code, capability)
+        code = [*python_argv(CONNECT_TCP), str(tcp_listener.port)]
+        outcome = await run_sandboxed(policy, tmp_path, code, capability)
         assert outcome.stdout.startswith("failed"), outcome
     assert not tcp_listener.accepted.is_set()
 
 
+async def test_tcp_to_a_loopback_server_fails_with_network_off_as_nobody(
+    capability: SandboxCapability, run_sandboxed: Run, tcp_listener: Listener
+) -> None:
+    script = f"echo hi > /dev/tcp/127.0.0.1/{tcp_listener.port} && echo connected"
+    outcome = await run_sandboxed(
+        SandboxPolicy(kind="read-only"), Path("/"), ["bash", "-c", script], capability, as_nobody=True
+    )
+    assert "connected" not in outcome.stdout
+    assert "Operation not permitted" in outcome.stderr
+    assert not tcp_listener.accepted.is_set()
+
+
 async def test_tcp_to_a_loopback_server_works_with_network_on(
-    capability: SandboxCapability, tmp_path: Path, tcp_listener: Listener
+    capability: SandboxCapability, run_sandboxed: Run, tmp_path: Path, tcp_listener: Listener
 ) -> None:
     policy = SandboxPolicy(kind="workspace-write", network_access=True)
-    outcome = await run_prepared(policy, tmp_path, python_argv(CONNECT_TCP) + [str(tcp_listener.port)], capability)
+    outcome = await run_sandboxed(
+        policy, tmp_path, [*python_argv(CONNECT_TCP), str(tcp_listener.port)], capability
+    )
     assert outcome.stdout.strip() == "connected", outcome
     async with asyncio.timeout(5):
         await tcp_listener.accepted.wait()
 
 
 async def test_a_unix_socket_in_a_hidden_directory_cannot_be_reached(
-    capability: SandboxCapability, tmp_path: Path, unix_listener: tuple[Path, asyncio.Event]
+    capability: SandboxCapability,
+    run_sandboxed: Run,
+    tmp_path: Path,
+    unix_listener: tuple[Path, asyncio.Event],
 ) -> None:
     path, accepted = unix_listener
     # Family-only filter: the mask, not seccomp, is what keeps the daemon socket out of reach.
     lenient = SandboxPolicy(kind="read-only", strict_network_syscalls=False)
-    hidden = await run_prepared(
+    hidden = await run_sandboxed(
         lenient, tmp_path, [*python_argv(CONNECT_UNIX), str(path)], capability, hidden_paths=[path.parent]
     )
     assert hidden.stdout.startswith("failed"), hidden
     assert not accepted.is_set()
-    visible = await run_prepared(lenient, tmp_path, [*python_argv(CONNECT_UNIX), str(path)], capability)
+    visible = await run_sandboxed(lenient, tmp_path, [*python_argv(CONNECT_UNIX), str(path)], capability)
     assert visible.stdout.strip() == "connected", visible
 
 
 async def test_strict_mode_denies_connecting_to_any_host_unix_socket(
-    capability: SandboxCapability, tmp_path: Path, unix_listener: tuple[Path, asyncio.Event]
+    capability: SandboxCapability,
+    run_sandboxed: Run,
+    tmp_path: Path,
+    unix_listener: tuple[Path, asyncio.Event],
 ) -> None:
     path, accepted = unix_listener
-    outcome = await run_prepared(
+    outcome = await run_sandboxed(
         SandboxPolicy(kind="read-only"), tmp_path, [*python_argv(CONNECT_UNIX), str(path)], capability
     )
     assert outcome.stdout.strip() == "failed 1", outcome  # EPERM
@@ -135,9 +164,11 @@ async def test_strict_mode_denies_connecting_to_any_host_unix_socket(
 
 
 async def test_seccomp_denies_network_families_io_uring_and_ptrace_with_network_off(
-    capability: SandboxCapability, tmp_path: Path
+    capability: SandboxCapability, run_sandboxed: Run, tmp_path: Path
 ) -> None:
-    outcome = await run_prepared(SandboxPolicy(kind="read-only"), tmp_path, python_argv(SYSCALL_PROBES), capability)
+    outcome = await run_sandboxed(
+        SandboxPolicy(kind="read-only"), tmp_path, python_argv(SYSCALL_PROBES), capability
+    )
     results = dict(line.split() for line in outcome.stdout.splitlines())
     assert results == {
         "inet": "EPERM",
@@ -152,10 +183,10 @@ async def test_seccomp_denies_network_families_io_uring_and_ptrace_with_network_
 
 
 async def test_network_on_keeps_sockets_but_still_denies_io_uring(
-    capability: SandboxCapability, tmp_path: Path
+    capability: SandboxCapability, run_sandboxed: Run, tmp_path: Path
 ) -> None:
     policy = SandboxPolicy(kind="read-only", network_access=True)
-    outcome = await run_prepared(policy, tmp_path, python_argv(SYSCALL_PROBES), capability)
+    outcome = await run_sandboxed(policy, tmp_path, python_argv(SYSCALL_PROBES), capability)
     results = dict(line.split() for line in outcome.stdout.splitlines())
     assert results["inet"] == "ok"
     assert results["bind"] == "ok"

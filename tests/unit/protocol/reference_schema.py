@@ -8,8 +8,9 @@ from pathlib import Path
 from typing import Any
 
 from jsonschema import Draft7Validator
+from tests.support.schema import reference_dir
 
-REFERENCE_DIR = Path("/work/shared/reference/codex-app-server-0.169.0")
+REFERENCE_DIR: Path = reference_dir()
 _ROOT_FILES = ("ClientRequest.json", "ServerNotification.json", "ServerRequest.json")
 
 

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import pytest
-import reference_schema as ref
-import wire_samples as samples
+from tests.unit.protocol import reference_samples as pairs
+from tests.unit.protocol import reference_schema as ref
+from tests.unit.protocol import wire_samples as samples
 
 from tether_protocol import jsonrpc
 from tether_protocol.methods import CLIENT_METHODS, SERVER_NOTIFICATIONS, SERVER_REQUESTS
@@ -39,7 +40,7 @@ def test_server_request_envelope_validates_against_server_request_schema(method:
 @pytest.mark.parametrize("method", sorted(CLIENT_METHODS))
 def test_default_client_params_validate_against_client_request_schema(method: str) -> None:
     spec = CLIENT_METHODS[method]
-    sample = next((m for _, m in samples.REFERENCE_SAMPLES if type(m) is spec.params), None)
+    sample = next((m for _, m in pairs.REFERENCE_SAMPLES if type(m) is spec.params), None)
     params = sample if sample is not None else spec.params.model_validate({})
     errors = ref.problems(ref.root_validator("ClientRequest.json"), jsonrpc.request(7, method, params.wire()))
     assert not errors, errors

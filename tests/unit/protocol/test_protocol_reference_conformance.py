@@ -7,8 +7,9 @@ import inspect
 import pkgutil
 
 import pytest
-import reference_schema as ref
-import wire_samples as samples
+from tests.unit.protocol import reference_samples as pairs
+from tests.unit.protocol import reference_schema as ref
+from tests.unit.protocol import wire_samples as samples
 
 import tether_protocol.v2
 from tether_protocol.common import WireModel
@@ -30,8 +31,8 @@ def _v2_models() -> set[str]:
 
 @pytest.mark.parametrize(
     ("definition", "instance"),
-    samples.REFERENCE_SAMPLES,
-    ids=[f"{d}-{type(m).__name__}-{i}" for i, (d, m) in enumerate(samples.REFERENCE_SAMPLES)],
+    pairs.REFERENCE_SAMPLES,
+    ids=[f"{d}-{type(m).__name__}-{i}" for i, (d, m) in enumerate(pairs.REFERENCE_SAMPLES)],
 )
 def test_model_wire_form_validates_against_reference_definition(definition: str, instance: WireModel) -> None:
     errors = ref.problems(ref.definition_validator(definition), instance.wire())
@@ -49,13 +50,13 @@ def test_named_approval_policies_are_reference_values(value: str) -> None:
 
 
 def test_every_v2_model_has_a_reference_sample_or_a_stated_reason() -> None:
-    covered = {type(m).__name__ for _, m in samples.REFERENCE_SAMPLES} | set(samples.SCHEMALESS_MODELS)
+    covered = {type(m).__name__ for _, m in pairs.REFERENCE_SAMPLES} | set(pairs.SCHEMALESS_MODELS)
     missing = sorted(_v2_models() - covered)
     assert not missing, f"add samples to tests/unit/protocol/wire_samples.py for: {missing}"
 
 
 def test_models_without_reference_definition_round_trip_through_their_wire_form() -> None:
-    for name, model in samples.SCHEMALESS_MODELS.items():
+    for name, model in pairs.SCHEMALESS_MODELS.items():
         again = type(model).model_validate(model.wire())
         assert again.wire() == model.wire(), name
 

@@ -5,14 +5,17 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-import reference_schema as ref
 from jsonschema import Draft7Validator
+from tests.unit.protocol import reference_schema as ref
 
 from tether_protocol.schema_export import BUNDLE_NAME, export_json_schema
 from tether_protocol.ts_export import export_typescript
 
 CHECKED_IN = Path(__file__).resolve().parents[3] / "protocol" / "tether_protocol" / "schema"
-REGENERATE = "regenerate with: tether app-server generate-json-schema --out protocol/tether_protocol/schema"
+REGENERATE = (
+    "regenerate with: tether app-server generate-json-schema --out protocol/tether_protocol/schema"
+    " && tether app-server generate-ts --out protocol/tether_protocol/schema/ts"
+)
 
 
 def test_checked_in_json_schema_matches_the_models(tmp_path: Path) -> None:

@@ -5,13 +5,16 @@ from __future__ import annotations
 import json
 from collections.abc import Iterator
 from dataclasses import dataclass
+from functools import cache
 from typing import Any
 
 import pytest
-import reference_schema as ref
+from jsonschema import Draft7Validator
 from pydantic import ValidationError
+from tests.unit.protocol import reference_schema as ref
 
 from tether_protocol.methods import CLIENT_METHODS, SERVER_NOTIFICATIONS, SERVER_REQUESTS
+from tether_protocol.schema_export import schema_documents
 
 TRANSCRIPTS = sorted(
     p
@@ -114,6 +117,11 @@ ACCEPTED = [ex for ex in KNOWN if not ex.shape_rejected]
 REJECTED = [ex for ex in KNOWN if ex.shape_rejected]
 
 
+@cache
+def _exported_notification_validator() -> Draft7Validator:
+    return Draft7Validator(schema_documents()["ServerNotification.json"])
+
+
 def _contains(wire: Any, sent: Any) -> bool:
     """`sent` survives inside `wire`; defaults may add keys, never change sent values."""
     if isinstance(sent, dict):
@@ -130,6 +138,15 @@ def test_transcript_message_parses_and_reserialises(ex: Exchange) -> None:
         assert _contains(wire, ex.payload), (wire, ex.payload)
     else:
         assert wire == ex.payload
+
+
+NOTIFICATIONS = [ex for ex in KNOWN if ex.kind == "notification"]
+
+
+@pytest.mark.parametrize("ex", NOTIFICATIONS, ids=[f"{ex.source}-{ex.method}" for ex in NOTIFICATIONS])
+def test_tethers_exported_schema_accepts_real_codex_notifications(ex: Exchange) -> None:
+    envelope = {"method": ex.method, "params": ex.payload, "emittedAtMs": 1}
+    assert not ref.problems(_exported_notification_validator(), envelope)
 
 
 @pytest.mark.parametrize("ex", REJECTED, ids=[f"{ex.source}-{ex.method}" for ex in REJECTED])

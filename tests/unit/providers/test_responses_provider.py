@@ -5,10 +5,13 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Callable
 
+import pytest
+
 from tether_server.providers.base import (
     Completed,
     Created,
     ModelEvent,
+    ModelProvider,
     ModelRequest,
     OutputItemAdded,
     OutputItemDone,
@@ -25,6 +28,7 @@ from tether_testing import (
     FakeResponsesServer,
     custom_tool_call,
     function_call,
+    gated,
     message,
     reasoning,
     reply,
@@ -139,6 +143,23 @@ async def test_default_usage_is_plausible(make_provider: Factory, model_request:
     assert completed.usage.total_tokens == completed.usage.input_tokens + completed.usage.output_tokens
 
 
+async def test_cancelling_the_consumer_mid_stream_closes_the_request(
+    make_provider: Factory, model_request: ModelRequest
+) -> None:
+    script = [reply(message("partial"), gated("hold"), message("never")), text_reply("next")]
+    async with FakeResponsesServer(script) as fake:
+        provider = make_provider(fake.base_url)
+        first = asyncio.create_task(collect(provider, model_request))
+        await fake.wait_for_gate("hold")
+        first.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await first
+        events = await collect(provider, model_request)
+
+    assert isinstance(events[-1], Completed)
+    assert len(fake.requests) == 2
+
+
 async def test_request_carries_body_auth_headers_and_query(
     make_provider: Factory, model_request: ModelRequest
 ) -> None:
@@ -173,6 +194,7 @@ async def test_provider_owning_its_client_streams_and_closes(model_request: Mode
         FakeResponsesServer([text_reply("own client")]) as fake,
         ResponsesProvider(ProviderSettings("own", fake.base_url)) as provider,
     ):
-        events = await collect(provider, model_request)
+        as_protocol: ModelProvider = provider
+        events = [event async for event in as_protocol.stream(model_request)]
 
     assert isinstance(events[-1], Completed)

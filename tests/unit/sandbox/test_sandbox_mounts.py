@@ -63,7 +63,9 @@ def test_roots_are_canonical_deduplicated_and_outer_first(tmp_path: Path) -> Non
     inner.mkdir(parents=True)
     (tmp_path / "link").symlink_to(inner)
     policy = SandboxPolicy(
-        kind="workspace-write", writable_roots=(tmp_path / "outer", tmp_path / "missing"), exclude_slash_tmp=True
+        kind="workspace-write",
+        writable_roots=(tmp_path / "outer", tmp_path / "missing"),
+        exclude_slash_tmp=True,
     )
     plan = plan_mounts(policy, tmp_path / "link", env={"TMPDIR": str(inner)})
     assert plan.writable_roots == ((tmp_path / "outer").resolve(), inner.resolve())

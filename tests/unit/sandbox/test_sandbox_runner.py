@@ -25,7 +25,9 @@ def test_full_access_and_external_policies_run_the_command_unchanged(tmp_path: P
 
 
 @pytest.mark.parametrize("kind", ["read-only", "workspace-write"])
-def test_sandboxed_policies_are_refused_with_reason_and_fix_when_unavailable(tmp_path: Path, kind: str) -> None:
+def test_sandboxed_policies_are_refused_with_reason_and_fix_when_unavailable(
+    tmp_path: Path, kind: str
+) -> None:
     with pytest.raises(SandboxError) as caught:
         prepare(SandboxPolicy(kind=kind), tmp_path, ["true"], MISSING)  # type: ignore[arg-type]
     assert "not installed" in caught.value.message

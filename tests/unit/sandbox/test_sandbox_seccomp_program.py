@@ -34,13 +34,13 @@ def run_filter(program: bytes, *, arch: int, nr: int, arg0: int = 0) -> int:
         code, jt, jf, k = insns[pc]
         pc += 1
         if code == 0x20:  # ld word abs
-            acc = struct.unpack_from("=I", data, k)[0]
+            acc = int(struct.unpack_from("=I", data, k)[0])
         elif code == 0x15:  # jeq k
             pc += jt if acc == k else jf
         elif code == 0x35:  # jge k
             pc += jt if acc >= k else jf
         elif code == 0x06:  # ret k
-            return k
+            return int(k)
         else:
             raise AssertionError(f"unexpected opcode {code:#x}")
 

@@ -329,3 +329,16 @@ async def test_close_during_a_call_ends_the_call_with_the_process_killed(session
     assert result.exit_code == 128 + 15
     assert group_members(result.pid) == []
     assert len(sessions) == 0
+
+
+async def test_processes_ignoring_sigterm_are_killed_after_the_grace_period(
+    sessions: ProcessSessions,
+) -> None:
+    result, _ = await run(sessions, sh("trap '' TERM; sleep 1000 & sleep 1000", yield_ms=250))
+    assert result.session_id is not None
+    assert len(group_members(result.pid)) >= 2
+
+    async with asyncio.timeout(15):
+        await sessions.terminate(result.session_id)
+
+    assert group_members(result.pid) == []

@@ -48,7 +48,7 @@ def test_sed_print_range_is_a_read_action() -> None:
     actions = parse_command_actions("sed -n '1,20p' README.md")
 
     assert actions == [
-        {"type": "read", "command": "sed -n 1,20p README.md", "name": "README.md", "path": "README.md"}
+        {"type": "read", "command": "sed -n '1,20p' README.md", "name": "README.md", "path": "README.md"}
     ]
 
 

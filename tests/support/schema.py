@@ -1,0 +1,92 @@
+"""Validate what Tether sends against the reference Codex 0.169.0 JSON Schema."""
+
+from __future__ import annotations
+
+import json
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+import jsonschema
+
+from tether_protocol.methods import CLIENT_METHODS
+
+REFERENCE = Path(__file__).resolve().parents[2].parent / "shared" / "reference" / "codex-app-server-0.169.0"
+
+
+def reference_dir() -> Path:
+    for candidate in (REFERENCE, Path("/work/shared/reference/codex-app-server-0.169.0")):
+        if candidate.is_dir():
+            return candidate
+    raise FileNotFoundError(
+        "reference schema directory not found (expected ../shared/reference beside the repo)"
+    )
+
+
+@cache
+def _load(name: str) -> dict[str, Any]:
+    data: dict[str, Any] = json.loads((reference_dir() / name).read_text())
+    return data
+
+
+@cache
+def _defs() -> dict[str, Any]:
+    defs: dict[str, Any] = _load("codex_app_server_protocol.v2.schemas.json")["definitions"]
+    return defs
+
+
+@cache
+def _notification_validator() -> jsonschema.Draft7Validator:
+    root = _load("ServerNotification.json")
+    return jsonschema.Draft7Validator(root)
+
+
+@cache
+def _server_request_validator() -> jsonschema.Draft7Validator:
+    return jsonschema.Draft7Validator(_load("ServerRequest.json"))
+
+
+def _response_def_name(method: str) -> str | None:
+    spec = CLIENT_METHODS.get(method)
+    if spec is not None and spec.result.__name__ in _defs():
+        return spec.result.__name__
+    guess = "".join(part[:1].upper() + part[1:] for part in method.split("/")) + "Response"
+    return guess if guess in _defs() else None
+
+
+def response_errors(method: str, result: dict[str, Any]) -> list[str]:
+    if method == "initialize":
+        schema = _load("v1/InitializeResponse.json")
+        return [e.message for e in jsonschema.Draft7Validator(schema).iter_errors(result)]
+    name = _response_def_name(method)
+    if name is None:
+        return []
+    root = _load("codex_app_server_protocol.v2.schemas.json")
+    schema = {"$ref": f"#/definitions/{name}", "definitions": root["definitions"]}
+    return [
+        f"{'/'.join(map(str, e.absolute_path))}: {e.message}"
+        for e in jsonschema.Draft7Validator(schema).iter_errors(result)
+    ]
+
+
+def notification_errors(message: dict[str, Any]) -> list[str]:
+    envelope = {k: v for k, v in message.items() if k in ("method", "params")}
+    validator = _notification_validator()
+    errors = list(validator.iter_errors(envelope))
+    if not errors:
+        return []
+    # Narrow to the branch for this method for a readable message.
+    defs = _load("ServerNotification.json")
+    for branch in defs["oneOf"]:
+        if message.get("method") in branch["properties"]["method"].get("enum", []):
+            schema = {**branch, "definitions": defs["definitions"]}
+            return [
+                f"{message['method']}: {'/'.join(map(str, e.absolute_path))}: {e.message}"
+                for e in jsonschema.Draft7Validator(schema).iter_errors(envelope)
+            ]
+    return [f"{message.get('method')}: not a notification of the reference protocol"]
+
+
+def server_request_errors(message: dict[str, Any]) -> list[str]:
+    envelope = {k: v for k, v in message.items() if k in ("id", "method", "params")}
+    return [e.message for e in _server_request_validator().iter_errors(envelope)][:1]

@@ -1,0 +1,136 @@
+"""The method tables are complete and consistent with protocol.md §5, §6, §8 and §9."""
+
+from __future__ import annotations
+
+import pytest
+from pydantic.alias_generators import to_camel
+
+from tether_protocol.methods import CLIENT_METHODS, SERVER_NOTIFICATIONS, SERVER_REQUESTS
+
+CORE_METHODS = {
+    "initialize",
+    "thread/start",
+    "thread/resume",
+    "thread/fork",
+    "thread/list",
+    "thread/read",
+    "thread/turns/list",
+    "thread/items/list",
+    "thread/archive",
+    "thread/unarchive",
+    "thread/delete",
+    "thread/name/set",
+    "thread/compact/start",
+    "thread/revert",
+    "thread/unsubscribe",
+    "thread/loaded/list",
+    "thread/shellCommand",
+    "turn/start",
+    "turn/steer",
+    "turn/interrupt",
+    "command/exec",
+    "command/exec/write",
+    "command/exec/resize",
+    "command/exec/terminate",
+    "model/list",
+    "config/read",
+    "fs/readFile",
+}
+UNSCOPED = {
+    "initialize",
+    "thread/start",
+    "thread/list",
+    "thread/loaded/list",
+    "thread/turns/list",
+    "thread/items/list",
+    "model/list",
+    "config/read",
+    "fs/readFile",
+    "command/exec",
+    "command/exec/write",
+    "command/exec/resize",
+    "command/exec/terminate",
+}
+
+
+def test_client_table_holds_exactly_the_core_methods() -> None:
+    assert set(CLIENT_METHODS) == CORE_METHODS
+
+
+@pytest.mark.parametrize("name", sorted(CORE_METHODS))
+def test_serialised_methods_are_scoped_on_their_thread_id(name: str) -> None:
+    spec = CLIENT_METHODS[name]
+    expected = None if name in UNSCOPED else "thread_id"
+    assert spec.scope == expected
+    if spec.scope is not None:
+        assert spec.scope in spec.params.model_fields
+        assert spec.params.model_fields[spec.scope].is_required()
+
+
+@pytest.mark.parametrize("name", sorted(CORE_METHODS))
+def test_core_methods_are_stable_and_documented(name: str) -> None:
+    spec = CLIENT_METHODS[name]
+    assert not spec.experimental
+    assert spec.doc and "\n" not in spec.doc
+
+
+@pytest.mark.parametrize("name", sorted(CORE_METHODS))
+def test_experimental_fields_are_camel_case_wire_names(name: str) -> None:
+    for field in CLIENT_METHODS[name].experimental_fields:
+        assert field == to_camel(field), field
+
+
+def test_modelled_experimental_fields_use_the_same_wire_names() -> None:
+    start = CLIENT_METHODS["thread/start"]
+    wire_names = {f.alias or n for n, f in start.params.model_fields.items()}
+    assert {"permissions", "runtimeWorkspaceRoots", "historyMode", "mockExperimentalField"} <= wire_names
+    assert start.experimental_fields & wire_names >= {"permissions", "historyMode"}
+    assert "collaborationMode" in CLIENT_METHODS["turn/start"].experimental_fields
+    assert "deferOutput" in CLIENT_METHODS["thread/items/list"].experimental_fields
+
+
+def test_notification_table_covers_protocol_section_9() -> None:
+    section_9 = {
+        "thread/started",
+        "thread/status/changed",
+        "thread/closed",
+        "thread/archived",
+        "thread/unarchived",
+        "thread/deleted",
+        "thread/name/updated",
+        "thread/reverted",
+        "thread/tokenUsage/updated",
+        "thread/compacted",
+        "turn/started",
+        "turn/completed",
+        "turn/diff/updated",
+        "turn/plan/updated",
+        "item/started",
+        "item/completed",
+        "item/agentMessage/delta",
+        "item/plan/delta",
+        "item/reasoning/summaryTextDelta",
+        "item/reasoning/summaryPartAdded",
+        "item/reasoning/textDelta",
+        "item/commandExecution/outputDelta",
+        "item/commandExecution/terminalInteraction",
+        "item/fileChange/outputDelta",
+        "item/fileChange/patchUpdated",
+        "serverRequest/resolved",
+        "error",
+        "warning",
+        "deprecationNotice",
+        "configWarning",
+        "command/exec/outputDelta",
+        "thread/goal/cleared",
+        "remoteControl/status/changed",
+    }
+    assert section_9 <= set(SERVER_NOTIFICATIONS)
+
+
+def test_server_request_table_holds_the_approval_and_user_input_requests() -> None:
+    assert set(SERVER_REQUESTS) == {
+        "item/commandExecution/requestApproval",
+        "item/fileChange/requestApproval",
+        "item/tool/requestUserInput",
+    }
