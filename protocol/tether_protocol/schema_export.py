@@ -15,6 +15,7 @@ from pydantic.json_schema import models_json_schema
 
 from tether_protocol.common import WireModel
 from tether_protocol.methods import CLIENT_METHODS, SERVER_NOTIFICATIONS, SERVER_REQUESTS
+from tether_protocol.v2.approvals import OMITTED_WHEN_NULL
 
 DRAFT_07 = "http://json-schema.org/draft-07/schema#"
 BUNDLE_NAME = "tether_app_server_protocol.v2.schemas.json"
@@ -53,11 +54,51 @@ def _tidy(node: Any) -> Any:
     return out
 
 
+def _refs(node: Any) -> set[str]:
+    if isinstance(node, list):
+        return set().union(*(_refs(x) for x in node)) if node else set()
+    if not isinstance(node, dict):
+        return set()
+    own = {node["$ref"].removeprefix(_REF)} if isinstance(node.get("$ref"), str) else set()
+    return own.union(*(_refs(v) for v in node.values()))
+
+
+def _reachable(defs: dict[str, Schema], roots: set[str]) -> set[str]:
+    seen: set[str] = set()
+    todo = [r for r in roots if r in defs]
+    while todo:
+        name = todo.pop()
+        if name not in seen:
+            seen.add(name)
+            todo.extend(_refs(defs[name]) - seen)
+    return seen
+
+
+def _input_roots() -> set[str]:
+    """Types the client sends: request params and answers to server requests."""
+    return {m.params.__name__ for m in CLIENT_METHODS.values()} | {
+        r.result.__name__ for r in SERVER_REQUESTS.values()
+    }
+
+
+def _require_output_keys(defs: dict[str, Schema]) -> None:
+    """Server-only types always carry every key (WireModel dumps nulls), so mark them all required.
+
+    Types the client also sends keep pydantic's lenient `required` list.
+    """
+    inputs = _reachable(defs, _input_roots())
+    for name, schema in defs.items():
+        props = schema.get("properties")
+        if name not in inputs and isinstance(props, dict):
+            schema["required"] = sorted(k for k in props if k not in OMITTED_WHEN_NULL)
+
+
 def definitions() -> dict[str, Schema]:
     """All wire types as draft-07 `definitions`, keyed by type name."""
     pairs = [(cls, "validation") for cls in table_models()]
     _, bundle = models_json_schema(pairs, ref_template=_REF + "{model}", by_alias=True)  # type: ignore[arg-type]
     defs: dict[str, Schema] = _tidy(bundle.get("$defs", {}))
+    _require_output_keys(defs)
     defs["RequestId"] = dict(_REQUEST_ID)
     return defs
 

@@ -79,6 +79,7 @@ def _gate(policy: dict[str, Any], cwd: Path, argv: list[str]) -> list[str]:
 class App:
     loaded: LoadedConfig
     home: Path
+    max_inflight: int = 1024
     store: ThreadStore | None = None
     state: ServerState | None = None
     providers: Providers | None = None
@@ -108,6 +109,7 @@ class App:
         dispatcher = Dispatcher(
             CLIENT_METHODS,
             build_handlers(state),
+            max_inflight=self.max_inflight,
             on_initialized=self._after_initialize,
             on_disconnect=self._on_disconnect,
         )

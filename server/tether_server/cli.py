@@ -30,6 +30,13 @@ def _parser() -> argparse.ArgumentParser:
     app_server.add_argument("-p", "--profile", default=None, help="config profile to apply")
     app_server.add_argument("--strict-config", action="store_true", help="unknown config keys are errors")
     app_server.add_argument("--log-level", default="info")
+    app_server.add_argument(
+        "--max-inflight-requests",
+        type=int,
+        default=1024,
+        metavar="N",
+        help="requests admitted at once; beyond that a request is answered -32001 (retry later)",
+    )
     tools = app_server.add_subparsers(dest="tool")
     schema = tools.add_parser("generate-json-schema", help="write the protocol's JSON Schema")
     schema.add_argument("--out", required=True, type=Path)
@@ -70,8 +77,8 @@ def _run_app_server(args: argparse.Namespace) -> int:
     try:
         import uvloop
     except ImportError:  # pragma: no cover - uvloop is a dependency on unix
-        return int(asyncio.run(serve_stdio(App(loaded, home))))
-    return int(uvloop.run(serve_stdio(App(loaded, home))))
+        return int(asyncio.run(serve_stdio(App(loaded, home, max_inflight=args.max_inflight_requests))))
+    return int(uvloop.run(serve_stdio(App(loaded, home, max_inflight=args.max_inflight_requests))))
 
 
 def main(argv: Sequence[str] | None = None) -> int:

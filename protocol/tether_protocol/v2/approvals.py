@@ -59,7 +59,7 @@ CommandExecutionApprovalDecision = TypeAliasType(
 )
 
 
-_OMITTED_WHEN_NULL = frozenset(
+OMITTED_WHEN_NULL: frozenset[str] = frozenset(
     {
         "approval_id",
         "approvalId",
@@ -96,7 +96,7 @@ class CommandExecutionRequestApprovalParams(WireModel):
     @model_serializer(mode="wrap")
     def _omit_unset_optionals(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
         data: dict[str, Any] = handler(self)
-        return {k: v for k, v in data.items() if v is not None or k not in _OMITTED_WHEN_NULL}
+        return {k: v for k, v in data.items() if v is not None or k not in OMITTED_WHEN_NULL}
 
 
 class CommandExecutionRequestApprovalResponse(WireModel):

@@ -84,37 +84,39 @@ def from_http_status(
     """Classify a non-2xx answer to the POST. `secret` is scrubbed from the message."""
     error = _error_object(body)
     text = redact(body[:_BODY_EXCERPT].decode("utf-8", errors="replace"), secret)
-    kind = str(error.get("type") or "")
-    code = str(error.get("code") or "")
-    message = redact(str(error.get("message") or ""), secret)
+    message, info, retryable = _classify_status(
+        status, error, redact(str(error.get("message") or ""), secret), text
+    )
+    return ProviderHttpError(
+        message,
+        codex_error_info=info,
+        retryable=retryable,
+        http_status=status,
+        retry_after_s=retry_after_s,
+        additional_details=text or None,
+    )
 
-    def make(msg: str, info: Any, retryable: bool) -> ProviderHttpError:
-        return ProviderHttpError(
-            msg,
-            codex_error_info=info,
-            retryable=retryable,
-            http_status=status,
-            retry_after_s=retry_after_s,
-            additional_details=text or None,
-        )
 
+def _classify_status(status: int, error: dict[str, Any], message: str, text: str) -> tuple[str, Any, bool]:
+    kind, code = str(error.get("type") or ""), str(error.get("code") or "")
+    detail = message or text
     if status == 401:
-        return make(f"unauthorized: {message or text}", "unauthorized", False)
+        return f"unauthorized: {detail}", "unauthorized", False
     if status == 429:
         if kind in ("usage_limit_reached", "usage_not_included") or code == "insufficient_quota":
-            return make(USAGE_LIMIT_MESSAGE, "usageLimitExceeded", False)
-        return make(f"rate limited (status 429): {message or text}", "rateLimitExceeded", True)
+            return USAGE_LIMIT_MESSAGE, "usageLimitExceeded", False
+        return f"rate limited (status 429): {detail}", "rateLimitExceeded", True
     if status == 400:
         if code == "context_length_exceeded" or "context_length_exceeded" in text:
-            return make(CONTEXT_WINDOW_MESSAGE, "contextWindowExceeded", False)
-        return make(message or text or "bad request", "badRequest", False)
+            return CONTEXT_WINDOW_MESSAGE, "contextWindowExceeded", False
+        return detail or "bad request", "badRequest", False
     if status == 404 and (code == "model_not_found" or "model" in text.lower()):
-        return make(f"model not found: {message or text}", "modelNotFound", False)
+        return f"model not found: {detail}", "modelNotFound", False
     if status == 503 and code in ("server_is_overloaded", "slow_down"):
-        return make(OVERLOADED_MESSAGE, "serverOverloaded", False)
+        return OVERLOADED_MESSAGE, "serverOverloaded", False
     if status >= 500:
-        return make(SERVER_ERROR_MESSAGE, {"httpConnectionFailed": {"httpStatusCode": status}}, True)
-    return make(f"unexpected status {status}: {text}", "other", True)
+        return SERVER_ERROR_MESSAGE, {"httpConnectionFailed": {"httpStatusCode": status}}, True
+    return f"unexpected status {status}: {text}", "other", True
 
 
 def from_response_failed(error: dict[str, Any]) -> ProviderHttpError:

@@ -29,6 +29,7 @@ def build_bwrap_argv(
     *,
     mounts: MountPlan,
     seccomp_fd: int | None,
+    status_fd: int | None = None,
     bwrap: str = DEFAULT_BWRAP,
 ) -> list[str]:
     """The full argv that runs `command` under bwrap for `policy`.
@@ -40,6 +41,8 @@ def build_bwrap_argv(
         mounts: canonical mount plan from `mounts.plan_mounts` (writable roots, protected
             subpaths, stubs, hidden paths).
         seccomp_fd: an inherited fd holding the BPF program, or None for no filter.
+        status_fd: an inherited fd for bwrap's JSON status records; an `exit-code` record
+            appears only if the command itself ran, which tells setup failures apart.
         bwrap: path of the bwrap binary.
     """
     argv = [bwrap, *_namespaces(policy), "--cap-drop", "ALL", *_base_filesystem()]
@@ -58,6 +61,8 @@ def build_bwrap_argv(
         argv += ["--setenv", NETWORK_DISABLED_ENV, "1"]
     if seccomp_fd is not None:
         argv += ["--seccomp", str(seccomp_fd)]
+    if status_fd is not None:
+        argv += ["--json-status-fd", str(status_fd)]
     return [*argv, "--", *command]
 
 

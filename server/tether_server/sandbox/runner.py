@@ -39,6 +39,22 @@ class PreparedCommand:
     argv: list[str]
     pass_fds: tuple[int, ...] = ()
     _cleanups: list[Callable[[], None]] = field(default_factory=list, repr=False)
+    _status_fd: int | None = field(default=None, repr=False)
+
+    def setup_failed(self) -> bool:
+        """After the process exited on its own: True when bwrap failed before running the command.
+
+        Then the exit status and stderr (`bwrap: ...`) describe a sandbox error, not the command's
+        result. Always False for unsandboxed commands. Call before `cleanup`; meaningless after
+        you killed the process.
+        """
+        if self._status_fd is None:
+            return False
+        try:
+            status = os.read(self._status_fd, 1 << 16)
+        except BlockingIOError:
+            status = b""
+        return b'"exit-code"' not in status
 
     def cleanup(self) -> None:
         """Close inherited fds and remove mount stubs; call once the process has exited. Idempotent."""
@@ -83,8 +99,19 @@ def prepare(
         prepared.cleanup()
         raise SandboxError(f"cannot create a mount target for a protected path: {exc}") from exc
     prepared._cleanups.append(lambda: stubs.release(held))
+    status_read, status_write = os.pipe2(os.O_CLOEXEC)
+    os.set_blocking(status_read, False)
+    prepared.pass_fds = (fd, status_write)
+    prepared._status_fd = status_read
+    prepared._cleanups += [lambda: os.close(status_read), lambda: os.close(status_write)]
     prepared.argv = build_bwrap_argv(
-        policy, Path(os.path.realpath(cwd)), argv, mounts=mounts, seccomp_fd=fd, bwrap=capability.bwrap_path
+        policy,
+        Path(os.path.realpath(cwd)),
+        argv,
+        mounts=mounts,
+        seccomp_fd=fd,
+        status_fd=status_write,
+        bwrap=capability.bwrap_path,
     )
     return prepared
 

@@ -108,8 +108,9 @@ async def test_a_setup_failure_inside_bwrap_leaves_the_command_unrun(
     try:
         async with asyncio.timeout(10):
             _, err = await proc.communicate()
+        assert proc.returncode != 0
+        assert prepared.setup_failed()
     finally:
         prepared.cleanup()
-    assert proc.returncode != 0
     assert err.decode().startswith("bwrap:")
     assert not (tmp_path / "marker").exists()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import sys
 from collections.abc import Awaitable, Callable
 from pathlib import Path
@@ -9,7 +10,7 @@ from subprocess import CompletedProcess
 
 import pytest
 
-from tether_server.sandbox import SandboxCapability, SandboxPolicy
+from tether_server.sandbox import SandboxCapability, SandboxPolicy, prepare
 
 Run = Callable[..., Awaitable[CompletedProcess[str]]]
 
@@ -179,3 +180,16 @@ async def test_python_multiprocessing_still_works_with_the_family_only_filter(
     )
     outcome = await run_sandboxed(lenient, workspace, python_argv(code), capability)
     assert outcome.stdout.strip() == "6", outcome.stderr
+
+
+async def test_a_failing_command_is_not_mistaken_for_a_sandbox_setup_failure(
+    capability: SandboxCapability, workspace: Path
+) -> None:
+    prepared = prepare(SandboxPolicy(kind="read-only"), workspace, ["sh", "-c", "exit 3"], capability)
+    try:
+        proc = await asyncio.create_subprocess_exec(*prepared.argv, pass_fds=prepared.pass_fds)
+        async with asyncio.timeout(10):
+            assert await proc.wait() == 3
+        assert not prepared.setup_failed()
+    finally:
+        prepared.cleanup()

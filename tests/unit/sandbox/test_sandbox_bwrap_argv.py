@@ -96,3 +96,10 @@ def test_the_command_follows_the_separator_verbatim() -> None:
     )
     assert argv[0] == "bwrap"
     assert argv[argv.index("--") :] == ["--", "sh", "-c", "echo --bind / /"]
+
+
+def test_a_status_fd_is_passed_just_before_the_command() -> None:
+    argv = build_bwrap_argv(
+        SandboxPolicy(kind="read-only"), Path("/w"), ["true"], mounts=MountPlan(), seccomp_fd=3, status_fd=4
+    )
+    assert argv[-6:] == ["--seccomp", "3", "--json-status-fd", "4", "--", "true"]

@@ -22,6 +22,7 @@ def test_full_access_and_external_policies_run_the_command_unchanged(tmp_path: P
     prepared = prepare(SandboxPolicy(kind=kind), tmp_path, ["ls", "-l"], MISSING)  # type: ignore[arg-type]
     assert prepared.argv == ["ls", "-l"]
     assert prepared.pass_fds == ()
+    assert not prepared.setup_failed()
 
 
 @pytest.mark.parametrize("kind", ["read-only", "workspace-write"])
@@ -38,8 +39,9 @@ def test_sandboxed_policies_are_refused_with_reason_and_fix_when_unavailable(
 def test_a_prepared_command_passes_the_seccomp_program_as_an_inherited_fd(tmp_path: Path) -> None:
     prepared = prepare(SandboxPolicy(kind="read-only"), tmp_path, ["true"], AVAILABLE, env={})
     try:
-        (fd,) = prepared.pass_fds
+        fd, status_fd = prepared.pass_fds
         assert prepared.argv[0] == "/usr/bin/bwrap"
+        assert prepared.argv[prepared.argv.index("--json-status-fd") + 1] == str(status_fd)
         assert prepared.argv[prepared.argv.index("--seccomp") + 1] == str(fd)
         assert len(os.pread(fd, 4096, 0)) % 8 == 0
     finally:

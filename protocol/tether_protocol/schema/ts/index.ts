@@ -2,9 +2,9 @@
 
 export type AcceptWithExecpolicyAmendment = { acceptWithExecpolicyAmendment: ExecPolicyAmendmentBody; };
 
-export type AccountRateLimitsUpdatedNotification = { rateLimits?: RateLimitSnapshot; };
+export type AccountRateLimitsUpdatedNotification = { rateLimits: RateLimitSnapshot; };
 
-export type ActivePermissionProfile = { extends?: string | null; id: string; };
+export type ActivePermissionProfile = { extends: string | null; id: string; };
 
 export type ActiveTurnNotSteerableInfo = { activeTurnNotSteerable: NonSteerableTurn; };
 
@@ -12,15 +12,15 @@ export type AddChange = { type: "add"; };
 
 export type AgentMessageDeltaNotification = { delta: string; itemId: string; threadId: string; turnId: string; };
 
-export type AgentMessageItem = { completedAtMs?: number | null; delivery?: "async" | null; id: string; memoryCitation?: MemoryCitation | null; moderation?: AgentMessageModeration | null; phase?: ("commentary" | "partial_answer" | "final_answer") | null; questions?: Array<AsyncUserInputQuestion> | null; startedAtMs?: number | null; text: string; type: "agentMessage"; };
+export type AgentMessageItem = { completedAtMs: number | null; delivery: "async" | null; id: string; memoryCitation: MemoryCitation | null; moderation: AgentMessageModeration | null; phase: ("commentary" | "partial_answer" | "final_answer") | null; questions: Array<AsyncUserInputQuestion> | null; startedAtMs: number | null; text: string; type: "agentMessage"; };
 
-export type AgentMessageModeration = { display?: unknown; moderated: boolean; };
+export type AgentMessageModeration = { display: unknown; moderated: boolean; };
 
 export type ApplyNetworkPolicyAmendment = { applyNetworkPolicyAmendment: NetworkPolicyAmendmentBody; };
 
 export type AskForApproval = ("untrusted" | "on-request" | "never") | GranularApproval;
 
-export type AsyncUserInputQuestion = { options?: Array<string> | null; title: string; };
+export type AsyncUserInputQuestion = { options: Array<string> | null; title: string; };
 
 export type AudioInput = { fileId?: string | null; type: "audio"; url?: string | null; };
 
@@ -38,7 +38,7 @@ export type CollaborationSettings = { developer_instructions?: string | null; mo
 
 export type CommandAction = ReadCommandAction | ListFilesCommandAction | SearchCommandAction | UnknownCommandAction;
 
-export type CommandExecOutputDeltaNotification = { capReached?: boolean; deltaBase64: string; processId: string; stream: "stdout" | "stderr"; };
+export type CommandExecOutputDeltaNotification = { capReached: boolean; deltaBase64: string; processId: string; stream: "stdout" | "stderr"; };
 
 export type CommandExecParams = { command: Array<string>; cwd?: string | null; disableOutputCap?: boolean; disableTimeout?: boolean; env?: ({ [key: string]: string | null; }) | null; outputBytesCap?: number | null; processId?: string | null; sandboxPolicy?: SandboxPolicy | null; size?: CommandExecTerminalSize | null; streamStdin?: boolean; streamStdoutStderr?: boolean; timeoutMs?: number | null; tty?: boolean; };
 
@@ -60,15 +60,15 @@ export type CommandExecWriteResponse = { [key: string]: unknown };
 
 export type CommandExecutionApprovalDecision = ("accept" | "acceptForSession" | "decline" | "cancel") | AcceptWithExecpolicyAmendment | ApplyNetworkPolicyAmendment;
 
-export type CommandExecutionItem = { aggregatedOutput?: string | null; command: string; commandActions?: Array<CommandAction>; completedAtMs?: number | null; cwd: string; durationMs?: number | null; exitCode?: number | null; id: string; pluginId?: string | null; processId?: string | null; scriptPath?: string | null; source?: "agent" | "userShell" | "unifiedExecStartup" | "unifiedExecInteraction"; startedAtMs?: number | null; status: "inProgress" | "completed" | "failed" | "declined"; type: "commandExecution"; };
+export type CommandExecutionItem = { aggregatedOutput: string | null; command: string; commandActions: Array<CommandAction>; completedAtMs: number | null; cwd: string; durationMs: number | null; exitCode: number | null; id: string; pluginId: string | null; processId: string | null; scriptPath: string | null; source: "agent" | "userShell" | "unifiedExecStartup" | "unifiedExecInteraction"; startedAtMs: number | null; status: "inProgress" | "completed" | "failed" | "declined"; type: "commandExecution"; };
 
 export type CommandExecutionOutputDeltaNotification = { delta: string; itemId: string; threadId: string; turnId: string; };
 
-export type CommandExecutionRequestApprovalParams = { approvalId?: string | null; availableDecisions?: Array<CommandExecutionApprovalDecision> | null; command?: string | null; commandActions?: Array<CommandAction> | null; cwd?: string | null; environmentId?: string | null; itemId: string; kind?: "command" | "humanCommand" | "writeStdin"; networkApprovalContext?: NetworkApprovalContext | null; proposedExecpolicyAmendment?: Array<string> | null; proposedNetworkPolicyAmendments?: Array<NetworkPolicyAmendment> | null; reason?: string | null; startedAtMs: number; threadId: string; turnId: string; };
+export type CommandExecutionRequestApprovalParams = { approvalId?: string | null; availableDecisions: Array<CommandExecutionApprovalDecision> | null; command: string | null; commandActions: Array<CommandAction> | null; cwd: string | null; environmentId: string | null; itemId: string; kind: "command" | "humanCommand" | "writeStdin"; networkApprovalContext?: NetworkApprovalContext | null; proposedExecpolicyAmendment: Array<string> | null; proposedNetworkPolicyAmendments?: Array<NetworkPolicyAmendment> | null; reason: string | null; startedAtMs: number; threadId: string; turnId: string; };
 
 export type CommandExecutionRequestApprovalResponse = { decision: CommandExecutionApprovalDecision; };
 
-export type ConfigLayer = { config: unknown; disabledReason?: string | null; name: ConfigLayerSource; version: string; };
+export type ConfigLayer = { config: unknown; disabledReason: string | null; name: ConfigLayerSource; version: string; };
 
 export type ConfigLayerMetadata = { name: ConfigLayerSource; version: string; };
 
@@ -76,13 +76,13 @@ export type ConfigLayerSource = UserLayerSource | ProjectLayerSource | SystemLay
 
 export type ConfigReadParams = { cwd?: string | null; includeLayers?: boolean; };
 
-export type ConfigReadResponse = { config: { [key: string]: unknown }; layers?: Array<ConfigLayer> | null; origins?: { [key: string]: ConfigLayerMetadata; }; };
+export type ConfigReadResponse = { config: { [key: string]: unknown }; layers: Array<ConfigLayer> | null; origins: { [key: string]: ConfigLayerMetadata; }; };
 
-export type ConfigWarningNotification = { details?: string | null; path?: string | null; range?: TextRange | null; summary: string; };
+export type ConfigWarningNotification = { details: string | null; path: string | null; range: TextRange | null; summary: string; };
 
 export type ContextCompactedNotification = { threadId: string; turnId: string; };
 
-export type ContextCompactionItem = { completedAtMs?: number | null; id: string; startedAtMs?: number | null; type: "contextCompaction"; };
+export type ContextCompactionItem = { completedAtMs: number | null; id: string; startedAtMs: number | null; type: "contextCompaction"; };
 
 export type CustomSessionSource = { custom: string; };
 
@@ -90,41 +90,41 @@ export type DangerFullAccessPolicy = { type: "dangerFullAccess"; };
 
 export type DeleteChange = { type: "delete"; };
 
-export type DeprecationNoticeNotification = { details?: string | null; summary: string; };
+export type DeprecationNoticeNotification = { details: string | null; summary: string; };
 
-export type DynamicToolCallItem = { arguments?: unknown; completedAtMs?: number | null; contentItems?: Array<DynamicToolCallOutputContentItem> | null; durationMs?: number | null; id: string; namespace?: string | null; startedAtMs?: number | null; status: "inProgress" | "completed" | "failed"; success?: boolean | null; tool: string; type: "dynamicToolCall"; };
+export type DynamicToolCallItem = { arguments: unknown; completedAtMs: number | null; contentItems: Array<DynamicToolCallOutputContentItem> | null; durationMs: number | null; id: string; namespace: string | null; startedAtMs: number | null; status: "inProgress" | "completed" | "failed"; success: boolean | null; tool: string; type: "dynamicToolCall"; };
 
 export type DynamicToolCallOutputContentItem = InputTextContentItem | InputImageContentItem | InputAudioContentItem;
 
-export type EnteredReviewModeItem = { completedAtMs?: number | null; id: string; review: string; startedAtMs?: number | null; type: "enteredReviewMode"; };
+export type EnteredReviewModeItem = { completedAtMs: number | null; id: string; review: string; startedAtMs: number | null; type: "enteredReviewMode"; };
 
 export type ErrorNotification = { error: TurnError; threadId: string; turnId: string; willRetry: boolean; };
 
 export type ExecPolicyAmendmentBody = { execpolicy_amendment: Array<string>; };
 
-export type ExitedReviewModeItem = { completedAtMs?: number | null; id: string; review: string; startedAtMs?: number | null; type: "exitedReviewMode"; };
+export type ExitedReviewModeItem = { completedAtMs: number | null; id: string; review: string; startedAtMs: number | null; type: "exitedReviewMode"; };
 
 export type ExternalSandboxPolicy = { networkAccess?: "restricted" | "enabled"; type: "externalSandbox"; };
 
-export type FileChangeItem = { changes: Array<FileUpdateChange>; completedAtMs?: number | null; id: string; startedAtMs?: number | null; status: "inProgress" | "completed" | "failed" | "declined"; type: "fileChange"; };
+export type FileChangeItem = { changes: Array<FileUpdateChange>; completedAtMs: number | null; id: string; startedAtMs: number | null; status: "inProgress" | "completed" | "failed" | "declined"; type: "fileChange"; };
 
 export type FileChangeOutputDeltaNotification = { delta: string; itemId: string; threadId: string; turnId: string; };
 
 export type FileChangePatchUpdatedNotification = { changes: Array<FileUpdateChange>; itemId: string; threadId: string; turnId: string; };
 
-export type FileChangeRequestApprovalParams = { grantRoot?: string | null; itemId: string; reason?: string | null; startedAtMs: number; threadId: string; turnId: string; };
+export type FileChangeRequestApprovalParams = { grantRoot: string | null; itemId: string; reason: string | null; startedAtMs: number; threadId: string; turnId: string; };
 
 export type FileChangeRequestApprovalResponse = { decision: "accept" | "acceptForSession" | "decline" | "cancel"; };
 
 export type FileUpdateChange = { diff: string; kind: PatchChangeKind; path: string; };
 
-export type FindInPageWebAction = { pattern?: string | null; type: "findInPage"; url?: string | null; };
+export type FindInPageWebAction = { pattern: string | null; type: "findInPage"; url: string | null; };
 
 export type FsReadFileParams = { path: string; };
 
 export type FsReadFileResponse = { dataBase64: string; };
 
-export type GitInfo = { branch?: string | null; originUrl?: string | null; sha?: string | null; };
+export type GitInfo = { branch: string | null; originUrl: string | null; sha: string | null; };
 
 export type GranularApproval = { granular: GranularApprovalSettings; };
 
@@ -132,11 +132,11 @@ export type GranularApprovalSettings = { mcp_elicitations: boolean; request_perm
 
 export type HttpConnectionFailedInfo = { httpConnectionFailed: HttpStatusDetail; };
 
-export type HttpStatusDetail = { httpStatusCode?: number | null; };
+export type HttpStatusDetail = { httpStatusCode: number | null; };
 
 export type ImageInput = { detail?: ("auto" | "low" | "high" | "original") | null; fileId?: string | null; type: "image"; url?: string | null; };
 
-export type ImageViewItem = { completedAtMs?: number | null; id: string; path: string; startedAtMs?: number | null; type: "imageView"; };
+export type ImageViewItem = { completedAtMs: number | null; id: string; path: string; startedAtMs: number | null; type: "imageView"; };
 
 export type InitializeCapabilities = { experimentalApi?: boolean; extensions?: { [key: string]: unknown } | null; optOutNotificationMethods?: Array<string> | null; requestAttestation?: boolean; };
 
@@ -150,11 +150,11 @@ export type InputImageContentItem = { imageUrl: string; type: "inputImage"; };
 
 export type InputTextContentItem = { text: string; type: "inputText"; };
 
-export type ItemCompletedNotification = { completedAtMs: number; contentTokenCount?: number | null; item: ThreadItem; threadId: string; turnId: string; };
+export type ItemCompletedNotification = { completedAtMs: number; contentTokenCount: number | null; item: ThreadItem; threadId: string; turnId: string; };
 
 export type ItemStartedNotification = { item: ThreadItem; startedAtMs: number; threadId: string; turnId: string; };
 
-export type ListFilesCommandAction = { command: string; path?: string | null; type: "listFiles"; };
+export type ListFilesCommandAction = { command: string; path: string | null; type: "listFiles"; };
 
 export type LocalAudioInput = { path: string; type: "localAudio"; };
 
@@ -162,31 +162,31 @@ export type LocalImageInput = { detail?: ("auto" | "low" | "high" | "original") 
 
 export type McpAppUi = { preferredModelDisplayMode: string; resourceUri: string; };
 
-export type McpToolCallAppContext = { actionName?: string | null; appName?: string | null; connectorId: string; linkId?: string | null; resourceUri?: string | null; };
+export type McpToolCallAppContext = { actionName: string | null; appName: string | null; connectorId: string; linkId: string | null; resourceUri: string | null; };
 
 export type McpToolCallError = { message: string; };
 
-export type McpToolCallItem = { appContext?: McpToolCallAppContext | null; arguments?: unknown; completedAtMs?: number | null; durationMs?: number | null; error?: McpToolCallError | null; id: string; mcpAppResourceUri?: string | null; mcpAppUi?: McpAppUi | null; pluginId?: string | null; readOnlyHint?: boolean | null; result?: McpToolCallResult | null; server: string; startedAtMs?: number | null; status: "inProgress" | "completed" | "failed"; tool: string; type: "mcpToolCall"; };
+export type McpToolCallItem = { appContext: McpToolCallAppContext | null; arguments: unknown; completedAtMs: number | null; durationMs: number | null; error: McpToolCallError | null; id: string; mcpAppResourceUri: string | null; mcpAppUi: McpAppUi | null; pluginId: string | null; readOnlyHint: boolean | null; result: McpToolCallResult | null; server: string; startedAtMs: number | null; status: "inProgress" | "completed" | "failed"; tool: string; type: "mcpToolCall"; };
 
-export type McpToolCallResult = { _meta?: unknown; content?: Array<unknown>; structuredContent?: unknown; };
+export type McpToolCallResult = { _meta: unknown; content: Array<unknown>; structuredContent: unknown; };
 
-export type MemoryCitation = { entries?: Array<MemoryCitationEntry>; threadIds?: Array<string>; };
+export type MemoryCitation = { entries: Array<MemoryCitationEntry>; threadIds: Array<string>; };
 
 export type MemoryCitationEntry = { lineEnd: number; lineStart: number; note: string; path: string; };
 
 export type MentionInput = { name: string; path: string; type: "mention"; };
 
-export type Model = { additionalSpeedTiers?: Array<string>; availabilityNux?: ModelAvailabilityNux | null; availableAccessPrograms?: unknown; defaultReasoningEffort: string; defaultServiceTier?: string | null; description: string; displayName: string; hidden?: boolean; id: string; inputModalities?: Array<"text" | "image" | "audio">; isDefault?: boolean; model: string; modelSpecialty?: string | null; multiAgentVersion?: ("disabled" | "v1" | "v2") | null; serviceTiers?: Array<ModelServiceTier>; supportedReasoningEfforts?: Array<ReasoningEffortOption>; supportsPersonality?: boolean; upgrade?: string | null; upgradeInfo?: ModelUpgradeInfo | null; };
+export type Model = { additionalSpeedTiers: Array<string>; availabilityNux: ModelAvailabilityNux | null; availableAccessPrograms: unknown; defaultReasoningEffort: string; defaultServiceTier: string | null; description: string; displayName: string; hidden: boolean; id: string; inputModalities: Array<"text" | "image" | "audio">; isDefault: boolean; model: string; modelSpecialty: string | null; multiAgentVersion: ("disabled" | "v1" | "v2") | null; serviceTiers: Array<ModelServiceTier>; supportedReasoningEfforts: Array<ReasoningEffortOption>; supportsPersonality: boolean; upgrade: string | null; upgradeInfo: ModelUpgradeInfo | null; };
 
 export type ModelAvailabilityNux = { message: string; };
 
 export type ModelListParams = { cursor?: string | null; includeHidden?: boolean | null; limit?: number | null; modelProvider?: string | null; };
 
-export type ModelListResponse = { data: Array<Model>; nextCursor?: string | null; };
+export type ModelListResponse = { data: Array<Model>; nextCursor: string | null; };
 
 export type ModelServiceTier = { description: string; id: string; name: string; };
 
-export type ModelUpgradeInfo = { migrationMarkdown?: string | null; model: string; modelLink?: string | null; retirementAt?: number | null; upgradeCopy?: string | null; };
+export type ModelUpgradeInfo = { migrationMarkdown: string | null; model: string; modelLink: string | null; retirementAt: number | null; upgradeCopy: string | null; };
 
 export type NetworkApprovalContext = { host: string; protocol: "http" | "https" | "socks5Tcp" | "socks5Udp"; };
 
@@ -196,7 +196,7 @@ export type NetworkPolicyAmendmentBody = { network_policy_amendment: NetworkPoli
 
 export type NonSteerableTurn = { turnKind: "review" | "compact"; };
 
-export type OpenPageWebAction = { type: "openPage"; url?: string | null; };
+export type OpenPageWebAction = { type: "openPage"; url: string | null; };
 
 export type OtherWebAction = { type: "other"; };
 
@@ -206,13 +206,13 @@ export type PatchChangeKind = AddChange | DeleteChange | UpdateChange;
 
 export type PlanDeltaNotification = { delta: string; itemId: string; threadId: string; turnId: string; };
 
-export type PlanItem = { completedAtMs?: number | null; id: string; startedAtMs?: number | null; text: string; type: "plan"; };
+export type PlanItem = { completedAtMs: number | null; id: string; startedAtMs: number | null; text: string; type: "plan"; };
 
 export type ProjectLayerSource = { dotCodexFolder: string; type: "project"; };
 
-export type RateLimitSnapshot = { credits?: unknown; individualLimit?: unknown; limitId?: string | null; limitName?: string | null; normalModelSlug?: string | null; planType?: string | null; primary?: RateLimitWindow | null; rateLimitReachedType?: string | null; secondary?: RateLimitWindow | null; spendControlReached?: boolean | null; };
+export type RateLimitSnapshot = { credits: unknown; individualLimit: unknown; limitId: string | null; limitName: string | null; normalModelSlug: string | null; planType: string | null; primary: RateLimitWindow | null; rateLimitReachedType: string | null; secondary: RateLimitWindow | null; spendControlReached: boolean | null; };
 
-export type RateLimitWindow = { resetsAt?: number | null; usedPercent: number; windowDurationMins?: number | null; };
+export type RateLimitWindow = { resetsAt: number | null; usedPercent: number; windowDurationMins: number | null; };
 
 export type ReadCommandAction = { command: string; name: string; path: string; type: "read"; };
 
@@ -220,7 +220,7 @@ export type ReadOnlyPolicy = { networkAccess?: boolean; type: "readOnly"; };
 
 export type ReasoningEffortOption = { description: string; reasoningEffort: string; };
 
-export type ReasoningItem = { completedAtMs?: number | null; content?: Array<string>; id: string; startedAtMs?: number | null; summary?: Array<string>; type: "reasoning"; };
+export type ReasoningItem = { completedAtMs: number | null; content: Array<string>; id: string; startedAtMs: number | null; summary: Array<string>; type: "reasoning"; };
 
 export type ReasoningSummaryPartAddedNotification = { itemId: string; summaryIndex: number; threadId: string; turnId: string; };
 
@@ -228,7 +228,7 @@ export type ReasoningSummaryTextDeltaNotification = { delta: string; itemId: str
 
 export type ReasoningTextDeltaNotification = { contentIndex: number; delta: string; itemId: string; threadId: string; turnId: string; };
 
-export type RemoteControlStatusChangedNotification = { environmentId?: string | null; installationId: string; serverName: string; status: "disabled" | "connecting" | "connected" | "errored"; };
+export type RemoteControlStatusChangedNotification = { environmentId: string | null; installationId: string; serverName: string; status: "disabled" | "connecting" | "connected" | "errored"; };
 
 export type RequestId = string | number;
 
@@ -240,9 +240,9 @@ export type ResponseTooManyFailedAttemptsInfo = { responseTooManyFailedAttempts:
 
 export type SandboxPolicy = DangerFullAccessPolicy | ReadOnlyPolicy | WorkspaceWritePolicy | ExternalSandboxPolicy;
 
-export type SearchCommandAction = { command: string; path?: string | null; query?: string | null; type: "search"; };
+export type SearchCommandAction = { command: string; path: string | null; query: string | null; type: "search"; };
 
-export type SearchWebAction = { queries?: Array<string> | null; query?: string | null; type: "search"; };
+export type SearchWebAction = { queries: Array<string> | null; query: string | null; type: "search"; };
 
 export type ServerNotification = { emittedAtMs?: number; method: "thread/started"; params: ThreadStartedNotification; } | { emittedAtMs?: number; method: "thread/status/changed"; params: ThreadStatusChangedNotification; } | { emittedAtMs?: number; method: "thread/closed"; params: ThreadClosedNotification; } | { emittedAtMs?: number; method: "thread/archived"; params: ThreadArchivedNotification; } | { emittedAtMs?: number; method: "thread/unarchived"; params: ThreadUnarchivedNotification; } | { emittedAtMs?: number; method: "thread/deleted"; params: ThreadDeletedNotification; } | { emittedAtMs?: number; method: "thread/name/updated"; params: ThreadNameUpdatedNotification; } | { emittedAtMs?: number; method: "thread/reverted"; params: ThreadRevertedNotification; } | { emittedAtMs?: number; method: "thread/tokenUsage/updated"; params: ThreadTokenUsageUpdatedNotification; } | { emittedAtMs?: number; method: "thread/compacted"; params: ContextCompactedNotification; } | { emittedAtMs?: number; method: "thread/goal/cleared"; params: ThreadGoalClearedNotification; } | { emittedAtMs?: number; method: "turn/started"; params: TurnStartedNotification; } | { emittedAtMs?: number; method: "turn/completed"; params: TurnCompletedNotification; } | { emittedAtMs?: number; method: "turn/diff/updated"; params: TurnDiffUpdatedNotification; } | { emittedAtMs?: number; method: "turn/plan/updated"; params: TurnPlanUpdatedNotification; } | { emittedAtMs?: number; method: "item/started"; params: ItemStartedNotification; } | { emittedAtMs?: number; method: "item/completed"; params: ItemCompletedNotification; } | { emittedAtMs?: number; method: "item/agentMessage/delta"; params: AgentMessageDeltaNotification; } | { emittedAtMs?: number; method: "item/plan/delta"; params: PlanDeltaNotification; } | { emittedAtMs?: number; method: "item/reasoning/summaryTextDelta"; params: ReasoningSummaryTextDeltaNotification; } | { emittedAtMs?: number; method: "item/reasoning/summaryPartAdded"; params: ReasoningSummaryPartAddedNotification; } | { emittedAtMs?: number; method: "item/reasoning/textDelta"; params: ReasoningTextDeltaNotification; } | { emittedAtMs?: number; method: "item/commandExecution/outputDelta"; params: CommandExecutionOutputDeltaNotification; } | { emittedAtMs?: number; method: "item/commandExecution/terminalInteraction"; params: TerminalInteractionNotification; } | { emittedAtMs?: number; method: "item/fileChange/outputDelta"; params: FileChangeOutputDeltaNotification; } | { emittedAtMs?: number; method: "item/fileChange/patchUpdated"; params: FileChangePatchUpdatedNotification; } | { emittedAtMs?: number; method: "serverRequest/resolved"; params: ServerRequestResolvedNotification; } | { emittedAtMs?: number; method: "error"; params: ErrorNotification; } | { emittedAtMs?: number; method: "warning"; params: WarningNotification; } | { emittedAtMs?: number; method: "deprecationNotice"; params: DeprecationNoticeNotification; } | { emittedAtMs?: number; method: "configWarning"; params: ConfigWarningNotification; } | { emittedAtMs?: number; method: "command/exec/outputDelta"; params: CommandExecOutputDeltaNotification; } | { emittedAtMs?: number; method: "account/rateLimits/updated"; params: AccountRateLimitsUpdatedNotification; } | { emittedAtMs?: number; method: "remoteControl/status/changed"; params: RemoteControlStatusChangedNotification; };
 
@@ -270,7 +270,7 @@ export type TextPosition = { column: number; line: number; };
 
 export type TextRange = { end: TextPosition; start: TextPosition; };
 
-export type Thread = { agentNickname?: string | null; agentRole?: string | null; attachedToThreadId?: string | null; canAcceptDirectInput?: boolean | null; cliVersion: string; createdAt: number; cwd: string; daybreakEnabled?: boolean | null; environments?: Array<ThreadEnvironment> | null; ephemeral?: boolean; extra?: { [key: string]: unknown } | null; forkedFromId?: string | null; gitInfo?: GitInfo | null; historyMode?: "legacy" | "paginated"; id: string; model?: string | null; modelProvider: string; name?: string | null; originator?: string | null; parentThreadId?: string | null; path?: string | null; preview?: string; projectId?: string | null; reasoningEffort?: string | null; recencyAt?: number | null; section?: ThreadSection | null; sectionEnteredAt?: number | null; sessionId: string; source?: SessionSource; status: ThreadStatus; threadSource?: string | null; turns?: Array<Turn>; updatedAt: number; };
+export type Thread = { agentNickname: string | null; agentRole: string | null; attachedToThreadId: string | null; canAcceptDirectInput: boolean | null; cliVersion: string; createdAt: number; cwd: string; daybreakEnabled: boolean | null; environments: Array<ThreadEnvironment> | null; ephemeral: boolean; extra: { [key: string]: unknown } | null; forkedFromId: string | null; gitInfo: GitInfo | null; historyMode: "legacy" | "paginated"; id: string; model: string | null; modelProvider: string; name: string | null; originator: string | null; parentThreadId: string | null; path: string | null; preview: string; projectId: string | null; reasoningEffort: string | null; recencyAt: number | null; section: ThreadSection | null; sectionEnteredAt: number | null; sessionId: string; source: SessionSource; status: ThreadStatus; threadSource: string | null; turns: Array<Turn>; updatedAt: number; };
 
 export type ThreadArchiveParams = { threadId: string; };
 
@@ -290,17 +290,17 @@ export type ThreadDeleteResponse = { [key: string]: unknown };
 
 export type ThreadDeletedNotification = { threadId: string; };
 
-export type ThreadEnvironment = { cwd: string; environmentId: string; runtimeWorkspaceRoots?: Array<string>; };
+export type ThreadEnvironment = { cwd: string; environmentId: string; runtimeWorkspaceRoots: Array<string>; };
 
 export type ThreadForkParams = { approvalPolicy?: AskForApproval | null; approvalsReviewer?: ("user" | "auto_review" | "guardian_subagent") | null; baseInstructions?: string | null; beforeTurnId?: string | null; config?: { [key: string]: unknown } | null; cwd?: string | null; developerInstructions?: string | null; ephemeral?: boolean; excludeTurns?: boolean; lastTurnId?: string | null; model?: string | null; modelProvider?: string | null; path?: string | null; sandbox?: ("read-only" | "workspace-write" | "danger-full-access") | null; serviceTier?: string | null; threadId: string; threadSource?: string | null; };
 
-export type ThreadForkResponse = { activePermissionProfile?: ActivePermissionProfile | null; approvalPolicy: AskForApproval; approvalsReviewer?: "user" | "auto_review" | "guardian_subagent"; cwd: string; disabledPluginIds?: Array<string>; instructionSources?: Array<string>; model: string; modelProvider: string; multiAgentMode?: ("explicitRequestOnly" | "proactive") | null; reasoningEffort?: string | null; runtimeWorkspaceRoots?: Array<string> | null; sandbox: SandboxPolicy; serviceTier?: string | null; thread: Thread; };
+export type ThreadForkResponse = { activePermissionProfile: ActivePermissionProfile | null; approvalPolicy: AskForApproval; approvalsReviewer: "user" | "auto_review" | "guardian_subagent"; cwd: string; disabledPluginIds: Array<string>; instructionSources: Array<string>; model: string; modelProvider: string; multiAgentMode: ("explicitRequestOnly" | "proactive") | null; reasoningEffort: string | null; runtimeWorkspaceRoots: Array<string> | null; sandbox: SandboxPolicy; serviceTier: string | null; thread: Thread; };
 
 export type ThreadGoalClearedNotification = { threadId: string; };
 
 export type ThreadItem = UserMessageItem | AgentMessageItem | ReasoningItem | PlanItem | CommandExecutionItem | FileChangeItem | McpToolCallItem | DynamicToolCallItem | WebSearchItem | ContextCompactionItem | ImageViewItem | EnteredReviewModeItem | ExitedReviewModeItem;
 
-export type ThreadItemEntry = { completedAtMs?: number | null; item: ThreadItem; startedAtMs?: number | null; turnId: string; };
+export type ThreadItemEntry = { completedAtMs: number | null; item: ThreadItem; startedAtMs: number | null; turnId: string; };
 
 export type ThreadItemOutputDeferral = { commandExecution?: boolean | null; mcpToolCall?: boolean | null; };
 
@@ -308,35 +308,35 @@ export type ThreadItemsListAnchor = { itemId: string; type: "item"; };
 
 export type ThreadItemsListParams = { cursor?: string | ThreadItemsListAnchor | null; deferOutput?: ThreadItemOutputDeferral | null; limit?: number | null; sortDirection?: ("asc" | "desc") | null; threadId: string; turnId?: string | null; };
 
-export type ThreadItemsListResponse = { backwardsCursor?: string | null; data: Array<ThreadItemEntry>; nextCursor?: string | null; };
+export type ThreadItemsListResponse = { backwardsCursor: string | null; data: Array<ThreadItemEntry>; nextCursor: string | null; };
 
 export type ThreadListParams = { archived?: boolean | null; currentAccountOnly?: boolean; cursor?: string | null; cwd?: string | Array<string> | null; excludedThreadIds?: Array<string> | null; limit?: number | null; modelProviders?: Array<string> | null; originators?: Array<string> | null; searchTerm?: string | null; sectionId?: string | null; sortDirection?: ("asc" | "desc") | null; sortKey?: ("created_at" | "updated_at" | "recency_at" | "section_position") | null; sourceKinds?: (Array<"cli" | "vscode" | "exec" | "appServer" | "subAgent" | "subAgentReview" | "subAgentCompact" | "subAgentThreadSpawn" | "subAgentOther" | "unknown">) | null; useStateDbOnly?: boolean; };
 
-export type ThreadListResponse = { backwardsCursor?: string | null; data: Array<Thread>; nextCursor?: string | null; readStates?: { [key: string]: ThreadReadState; }; };
+export type ThreadListResponse = { backwardsCursor: string | null; data: Array<Thread>; nextCursor: string | null; readStates: { [key: string]: ThreadReadState; }; };
 
 export type ThreadLoadedListParams = { cursor?: string | null; limit?: number | null; };
 
-export type ThreadLoadedListResponse = { data: Array<string>; nextCursor?: string | null; };
+export type ThreadLoadedListResponse = { data: Array<string>; nextCursor: string | null; };
 
-export type ThreadNameUpdatedNotification = { threadId: string; threadName?: string | null; };
+export type ThreadNameUpdatedNotification = { threadId: string; threadName: string | null; };
 
 export type ThreadReadParams = { includeTurns?: boolean; threadId: string; };
 
-export type ThreadReadResponse = { readState?: ThreadReadState | null; thread: Thread; };
+export type ThreadReadResponse = { readState: ThreadReadState | null; thread: Thread; };
 
-export type ThreadReadState = { firstUnread?: ThreadUnreadPosition | null; revision: string; };
+export type ThreadReadState = { firstUnread: ThreadUnreadPosition | null; revision: string; };
 
 export type ThreadResumeParams = { afterSeq?: number | null; approvalPolicy?: AskForApproval | null; approvalsReviewer?: ("user" | "auto_review" | "guardian_subagent") | null; baseInstructions?: string | null; config?: { [key: string]: unknown } | null; cwd?: string | null; developerInstructions?: string | null; excludeTurns?: boolean; model?: string | null; modelProvider?: string | null; path?: string | null; permissions?: string | null; personality?: ("none" | "friendly" | "pragmatic") | null; runtimeWorkspaceRoots?: Array<string> | null; sandbox?: ("read-only" | "workspace-write" | "danger-full-access") | null; serviceTier?: string | null; threadId: string; };
 
-export type ThreadResumeResponse = { activePermissionProfile?: ActivePermissionProfile | null; approvalPolicy: AskForApproval; approvalsReviewer?: "user" | "auto_review" | "guardian_subagent"; collaborationMode?: CollaborationMode | null; cwd: string; disabledPluginIds?: Array<string>; initialTurnsPage?: unknown; instructionSources?: Array<string>; itemsBackwardsCursor?: string | null; model: string; modelProvider: string; multiAgentMode?: ("explicitRequestOnly" | "proactive") | null; reasoningEffort?: string | null; runtimeWorkspaceRoots?: Array<string> | null; sandbox: SandboxPolicy; serviceTier?: string | null; thread: Thread; turnsBackwardsCursor?: string | null; };
+export type ThreadResumeResponse = { activePermissionProfile: ActivePermissionProfile | null; approvalPolicy: AskForApproval; approvalsReviewer: "user" | "auto_review" | "guardian_subagent"; collaborationMode: CollaborationMode | null; cwd: string; disabledPluginIds: Array<string>; initialTurnsPage: unknown; instructionSources: Array<string>; itemsBackwardsCursor: string | null; model: string; modelProvider: string; multiAgentMode: ("explicitRequestOnly" | "proactive") | null; reasoningEffort: string | null; runtimeWorkspaceRoots: Array<string> | null; sandbox: SandboxPolicy; serviceTier: string | null; thread: Thread; turnsBackwardsCursor: string | null; };
 
 export type ThreadRevertParams = { beforeTurnId: string; threadId: string; };
 
-export type ThreadRevertResponse = { itemsBackwardsCursor?: string | null; thread: Thread; turnsBackwardsCursor?: string | null; };
+export type ThreadRevertResponse = { itemsBackwardsCursor: string | null; thread: Thread; turnsBackwardsCursor: string | null; };
 
 export type ThreadRevertedNotification = { threadId: string; };
 
-export type ThreadSection = { appearance?: unknown; id: string; name: string; };
+export type ThreadSection = { appearance: unknown; id: string; name: string; };
 
 export type ThreadSetNameParams = { name: string; threadId: string; };
 
@@ -348,13 +348,13 @@ export type ThreadShellCommandResponse = { [key: string]: unknown };
 
 export type ThreadStartParams = { approvalPolicy?: AskForApproval | null; approvalsReviewer?: ("user" | "auto_review" | "guardian_subagent") | null; baseInstructions?: string | null; config?: { [key: string]: unknown } | null; cwd?: string | null; developerInstructions?: string | null; dynamicTools?: Array<unknown> | null; ephemeral?: boolean | null; experimentalRawEvents?: boolean; historyMode?: ("legacy" | "paginated") | null; mockExperimentalField?: string | null; model?: string | null; modelProvider?: string | null; permissions?: string | null; personality?: ("none" | "friendly" | "pragmatic") | null; runtimeWorkspaceRoots?: Array<string> | null; sandbox?: ("read-only" | "workspace-write" | "danger-full-access") | null; serviceName?: string | null; serviceTier?: string | null; sessionStartSource?: ("startup" | "clear") | null; threadSource?: string | null; };
 
-export type ThreadStartResponse = { activePermissionProfile?: ActivePermissionProfile | null; approvalPolicy: AskForApproval; approvalsReviewer?: "user" | "auto_review" | "guardian_subagent"; cwd: string; disabledPluginIds?: Array<string>; instructionSources?: Array<string>; model: string; modelProvider: string; multiAgentMode?: ("explicitRequestOnly" | "proactive") | null; reasoningEffort?: string | null; runtimeWorkspaceRoots?: Array<string> | null; sandbox: SandboxPolicy; serviceTier?: string | null; thread: Thread; };
+export type ThreadStartResponse = { activePermissionProfile: ActivePermissionProfile | null; approvalPolicy: AskForApproval; approvalsReviewer: "user" | "auto_review" | "guardian_subagent"; cwd: string; disabledPluginIds: Array<string>; instructionSources: Array<string>; model: string; modelProvider: string; multiAgentMode: ("explicitRequestOnly" | "proactive") | null; reasoningEffort: string | null; runtimeWorkspaceRoots: Array<string> | null; sandbox: SandboxPolicy; serviceTier: string | null; thread: Thread; };
 
 export type ThreadStartedNotification = { thread: Thread; };
 
 export type ThreadStatus = ThreadStatusNotLoaded | ThreadStatusIdle | ThreadStatusSystemError | ThreadStatusActive;
 
-export type ThreadStatusActive = { activeFlags?: Array<"waitingOnApproval" | "waitingOnUserInput">; type: "active"; };
+export type ThreadStatusActive = { activeFlags: Array<"waitingOnApproval" | "waitingOnUserInput">; type: "active"; };
 
 export type ThreadStatusChangedNotification = { status: ThreadStatus; threadId: string; };
 
@@ -364,13 +364,13 @@ export type ThreadStatusNotLoaded = { type: "notLoaded"; };
 
 export type ThreadStatusSystemError = { type: "systemError"; };
 
-export type ThreadTokenUsage = { last: TokenUsageBreakdown; modelContextWindow?: number | null; total: TokenUsageBreakdown; };
+export type ThreadTokenUsage = { last: TokenUsageBreakdown; modelContextWindow: number | null; total: TokenUsageBreakdown; };
 
 export type ThreadTokenUsageUpdatedNotification = { threadId: string; tokenUsage: ThreadTokenUsage; turnId: string; };
 
 export type ThreadTurnsListParams = { cursor?: string | null; itemsView?: ("notLoaded" | "summary" | "full") | null; limit?: number | null; sortDirection?: ("asc" | "desc") | null; threadId: string; };
 
-export type ThreadTurnsListResponse = { backwardsCursor?: string | null; data: Array<Turn>; nextCursor?: string | null; };
+export type ThreadTurnsListResponse = { backwardsCursor: string | null; data: Array<Turn>; nextCursor: string | null; };
 
 export type ThreadUnarchiveParams = { threadId: string; };
 
@@ -388,25 +388,25 @@ export type ThreadUnsubscribeParams = { threadId: string; };
 
 export type ThreadUnsubscribeResponse = { status: "notLoaded" | "notSubscribed" | "unsubscribed"; };
 
-export type TokenUsageBreakdown = { cacheWriteInputTokens?: number; cachedInputTokens?: number; inputTokens?: number; outputTokens?: number; reasoningOutputTokens?: number; totalTokens?: number; };
+export type TokenUsageBreakdown = { cacheWriteInputTokens: number; cachedInputTokens: number; inputTokens: number; outputTokens: number; reasoningOutputTokens: number; totalTokens: number; };
 
 export type ToolRequestUserInputAnswer = { answers: Array<string>; };
 
 export type ToolRequestUserInputOption = { description: string; label: string; };
 
-export type ToolRequestUserInputParams = { autoResolutionMs?: number | null; isBlocking?: boolean; itemId: string; questions: Array<ToolRequestUserInputQuestion>; threadId: string; turnId: string; };
+export type ToolRequestUserInputParams = { autoResolutionMs: number | null; isBlocking: boolean; itemId: string; questions: Array<ToolRequestUserInputQuestion>; threadId: string; turnId: string; };
 
-export type ToolRequestUserInputQuestion = { header: string; id: string; isOther?: boolean; isSecret?: boolean; options?: Array<ToolRequestUserInputOption> | null; question: string; };
+export type ToolRequestUserInputQuestion = { header: string; id: string; isOther: boolean; isSecret: boolean; options: Array<ToolRequestUserInputOption> | null; question: string; };
 
 export type ToolRequestUserInputResponse = { answers: { [key: string]: ToolRequestUserInputAnswer; }; };
 
-export type Turn = { completedAt?: number | null; durationMs?: number | null; error?: TurnError | null; id: string; items?: Array<ThreadItem>; itemsView?: "notLoaded" | "summary" | "full"; rootTurnId?: string | null; startedAt?: number | null; status: "inProgress" | "completed" | "interrupted" | "failed"; };
+export type Turn = { completedAt: number | null; durationMs: number | null; error: TurnError | null; id: string; items: Array<ThreadItem>; itemsView: "notLoaded" | "summary" | "full"; rootTurnId: string | null; startedAt: number | null; status: "inProgress" | "completed" | "interrupted" | "failed"; };
 
 export type TurnCompletedNotification = { threadId: string; turn: Turn; };
 
 export type TurnDiffUpdatedNotification = { diff: string; threadId: string; turnId: string; };
 
-export type TurnError = { additionalDetails?: string | null; codexErrorInfo?: CodexErrorInfo | null; message: string; misalignment?: unknown; };
+export type TurnError = { additionalDetails: string | null; codexErrorInfo: CodexErrorInfo | null; message: string; misalignment: unknown; };
 
 export type TurnInterruptParams = { threadId: string; turnId: string; };
 
@@ -414,7 +414,7 @@ export type TurnInterruptResponse = { [key: string]: unknown };
 
 export type TurnPlanStep = { status: "pending" | "inProgress" | "completed"; step: string; };
 
-export type TurnPlanUpdatedNotification = { explanation?: string | null; plan: Array<TurnPlanStep>; threadId: string; turnId: string; };
+export type TurnPlanUpdatedNotification = { explanation: string | null; plan: Array<TurnPlanStep>; threadId: string; turnId: string; };
 
 export type TurnStartParams = { approvalPolicy?: AskForApproval | null; approvalsReviewer?: ("user" | "auto_review" | "guardian_subagent") | null; clientUserMessageId?: string | null; collaborationMode?: CollaborationMode | null; cwd?: string | null; disabledPluginIds?: Array<string> | null; effort?: string | null; input: Array<UserInput>; model?: string | null; outputSchema?: unknown; parentTurnId?: string | null; personality?: ("none" | "friendly" | "pragmatic") | null; rootTurnId?: string | null; sandboxPolicy?: SandboxPolicy | null; serviceTier?: string | null; serviceTierForTurn?: string | null; summary?: ("auto" | "concise" | "detailed" | "none") | null; threadId: string; toolOutput?: TurnToolOutput | null; turnTrigger?: string | null; };
 
@@ -430,18 +430,18 @@ export type TurnToolOutput = { name: string; namespace?: string | null; output: 
 
 export type UnknownCommandAction = { command: string; type: "unknown"; };
 
-export type UpdateChange = { move_path?: string | null; type: "update"; };
+export type UpdateChange = { move_path: string | null; type: "update"; };
 
 export type UserInput = TextInput | ImageInput | LocalImageInput | AudioInput | LocalAudioInput | SkillInput | MentionInput;
 
-export type UserLayerSource = { file: string; profile?: string | null; type: "user"; };
+export type UserLayerSource = { file: string; profile: string | null; type: "user"; };
 
-export type UserMessageItem = { clientId?: string | null; completedAtMs?: number | null; content: Array<UserInput>; id: string; startedAtMs?: number | null; type: "userMessage"; };
+export type UserMessageItem = { clientId: string | null; completedAtMs: number | null; content: Array<UserInput>; id: string; startedAtMs: number | null; type: "userMessage"; };
 
-export type WarningNotification = { message: string; threadId?: string | null; };
+export type WarningNotification = { message: string; threadId: string | null; };
 
 export type WebSearchAction = SearchWebAction | OpenPageWebAction | FindInPageWebAction | OtherWebAction;
 
-export type WebSearchItem = { action?: WebSearchAction | null; completedAtMs?: number | null; id: string; query: string; results?: Array<unknown> | null; startedAtMs?: number | null; type: "webSearch"; };
+export type WebSearchItem = { action: WebSearchAction | null; completedAtMs: number | null; id: string; query: string; results: Array<unknown> | null; startedAtMs: number | null; type: "webSearch"; };
 
 export type WorkspaceWritePolicy = { excludeSlashTmp?: boolean; excludeTmpdirEnvVar?: boolean; networkAccess?: boolean; type: "workspaceWrite"; writableRoots?: Array<string>; };
