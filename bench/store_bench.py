@@ -28,7 +28,29 @@ from tether_server.store.base import (
 )
 from tether_server.store.sqlite import SqliteThreadStore
 
-WORDS = [f"w{n:04d}" for n in range(5000)]  # a Zipf-ish vocabulary: low numbers are common
+# Pseudo-words from syllables so that trigrams vary as in real text; sentences draw them Zipf-like
+# (low indexes are common), so search terms range from rare to very common.
+_SYLLABLES: tuple[str, ...] = (
+    "ka",
+    "lo",
+    "mi",
+    "re",
+    "tu",
+    "sa",
+    "ne",
+    "vi",
+    "po",
+    "da",
+    "fe",
+    "gu",
+    "ri",
+    "mo",
+    "ta",
+)
+_SYLLABLES += ("bel", "cor", "dim", "fas", "gol", "han", "jur", "kes", "lin", "mar")
+WORDS = [a + b + c for a in _SYLLABLES for b in _SYLLABLES for c in ("", "n", "s", "ter", "ly")]
+SEARCH_TERMS = (WORDS[1500], WORDS[200], WORDS[20], WORDS[1], "zq", "parser bug")
+CWD = "/home/user/project"
 BASE_TIME = 1_790_000_000
 
 
@@ -42,7 +64,7 @@ def conversation_batch(rng: random.Random, n: int) -> Batch:
     question = sentence(rng, 12)
     record = ThreadRecord(
         id=thread_id, created_at=created, updated_at=created + rng.randrange(3600),
-        recency_at=created + rng.randrange(3600), cwd=f"/home/user/project{n % 40}",
+        recency_at=created + rng.randrange(3600), cwd=f"{CWD}{n % 40}",
         model="gpt-test", model_provider="openai" if n % 5 else "ollama", preview=question,
         name=sentence(rng, 3) if n % 10 == 0 else None, last_seq=2,
     )  # fmt: skip
@@ -119,57 +141,40 @@ async def cursor_of_page(store: SqliteThreadStore, page_number: int) -> tuple[st
 
 
 async def measure(store: SqliteThreadStore, repeat: int, long_id: str) -> list[tuple[str, float]]:
-    results = [
-        (
-            "thread/list first page (50, created_at desc)",
-            await median_ms(repeat, lambda: store.list_threads(ThreadQuery())),
-        )
-    ]
-    for key in ("updated_at", "recency_at"):
-        query = ThreadQuery(sort_key=key, sort_direction="asc")  # type: ignore[arg-type]
-        results.append(
-            (
-                f"thread/list first page ({key} asc)",
-                await median_ms(repeat, lambda q=query: store.list_threads(q)),
-            )
-        )
+    def listing(query: ThreadQuery) -> Callable[[], Awaitable[object]]:
+        return lambda: store.list_threads(query)
+
     cursor, walk = await cursor_of_page(store, 500)
-    results.append(("walking 499 pages via cursors (total)", walk * 1000))
-    results.append(
+    cases: list[tuple[str, Callable[[], Awaitable[object]]]] = [
+        ("thread/list first page (50, created_at desc)", listing(ThreadQuery())),
         (
-            "thread/list page 500 via cursor",
-            await median_ms(repeat, lambda: store.list_threads(ThreadQuery(cursor=cursor))),
+            "thread/list first page (updated_at asc)",
+            listing(ThreadQuery(sort_key="updated_at", sort_direction="asc")),
+        ),
+        ("thread/list first page (recency_at desc)", listing(ThreadQuery(sort_key="recency_at"))),
+        ("thread/list page 500 via cursor", listing(ThreadQuery(cursor=cursor))),
+        (
+            "thread/list, cwd + provider filter",
+            listing(ThreadQuery(cwds=[f"{CWD}7"], model_providers=["ollama"])),
+        ),
+    ]
+    for term in SEARCH_TERMS:
+        hits = len((await store.list_threads(ThreadQuery(search_term=term, limit=100))).data)
+        cases.append((f"search {term!r} ({hits} on first 100)", listing(ThreadQuery(search_term=term))))
+    cases.append(
+        (
+            "list_turns first page of the long thread",
+            lambda: store.list_turns(long_id, cursor=None, limit=50, direction="desc"),
         )
     )
-    cwd = ThreadQuery(cwds=["/home/user/project7"], model_providers=["ollama"])
-    results.append(
-        (
-            "thread/list first page, cwd+provider filter",
-            await median_ms(repeat, lambda: store.list_threads(cwd)),
-        )
-    )
-    for term, label in (
-        ("w0300", "rare word"),
-        ("w0020", "mid word"),
-        ("w0001", "common word"),
-        ("zz", "2-char, no match"),
-    ):
-        query = ThreadQuery(search_term=term)
-        hits = len((await store.list_threads(query)).data)
-        results.append(
-            (
-                f"search '{term}' ({label}, page {hits})",
-                await median_ms(repeat, lambda q=query: store.list_threads(q)),
-            )
-        )
+    results = [(label, await median_ms(repeat, action)) for label, action in cases]
+    results.append(("walking to page 500 via cursors (total)", walk * 1000))
     results.append(
         (
             "load_thread (2,000 turns, 4,000 items)",
             await median_ms(max(3, repeat // 4), lambda: store.load_thread(long_id)),
         )
     )
-    turns = lambda: store.list_turns(long_id, cursor=None, limit=50, direction="desc")  # noqa: E731
-    results.append(("list_turns first page of the long thread", await median_ms(repeat, turns)))
     return results
 
 

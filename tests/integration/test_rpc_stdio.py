@@ -12,7 +12,9 @@ from tests.conftest import StartServer
 from tests.support.appserver import AppServer, RpcErrorReply
 
 
-async def test_requests_before_initialize_are_refused_and_initialize_works_once(start_server: StartServer) -> None:
+async def test_requests_before_initialize_are_refused_and_initialize_works_once(
+    start_server: StartServer,
+) -> None:
     server = await start_server(initialize=False)
     reply = await server.call("thread/list", {})
     assert reply["error"] == {"code": -32600, "message": "Not initialized"}
@@ -31,7 +33,9 @@ async def test_ids_are_echoed_as_sent_and_jsonrpc_member_is_accepted(start_serve
     assert all("jsonrpc" not in m for m in server.messages)
 
 
-async def test_unknown_method_bad_params_and_unknown_thread_get_distinct_errors(start_server: StartServer) -> None:
+async def test_unknown_method_bad_params_and_unknown_thread_get_distinct_errors(
+    start_server: StartServer,
+) -> None:
     server = await start_server()
     assert (await server.call("no/such/method", {}))["error"]["code"] == -32601
     bad = (await server.call("turn/start", {"threadId": 5, "input": []}))["error"]
@@ -97,7 +101,8 @@ async def test_a_flood_beyond_the_ingress_limit_is_answered_overloaded_and_nothi
     server = await start_server("--max-inflight-requests", "1")
     count = 300
     frames = b"".join(
-        json.dumps({"id": 1000 + i, "method": "thread/read", "params": {"threadId": f"t{i}"}}).encode() + b"\n"
+        json.dumps({"id": 1000 + i, "method": "thread/read", "params": {"threadId": f"t{i}"}}).encode()
+        + b"\n"
         for i in range(count)
     )
     mark = server.mark()
@@ -122,7 +127,7 @@ async def test_nothing_but_protocol_lines_reach_stdout_even_with_config_warnings
 ) -> None:
     home = tmp_path / "home"
     home.mkdir()
-    (home / "config.toml").write_text('unknown_key = 1\n[tui]\nnotifications = true\n')
+    (home / "config.toml").write_text("unknown_key = 1\n[tui]\nnotifications = true\n")
     server = await start_server(home=home, initialize=False)
     await server.initialize()
     warning = await server.notification("configWarning")

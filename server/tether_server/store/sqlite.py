@@ -34,7 +34,7 @@ from tether_server.store.cursors import (
     turn_position,
 )
 from tether_server.store.search_text import item_text, normalise_term
-from tether_server.store.sqlite_open import connect
+from tether_server.store.sqlite_open import connect, describe_error
 from tether_server.store.sqlite_rows import (
     ITEM_COLUMNS,
     TURN_COLUMNS,
@@ -85,11 +85,8 @@ class SqliteThreadStore:
 
     async def commit(self, batch: Batch) -> None:
         """Apply `batch` atomically; StoreError when it breaks a constraint (nothing is written)."""
-        try:
-            async with self._transaction() as conn:
-                await _write_batch(conn, batch)
-        except sqlite3.IntegrityError as exc:
-            raise StoreError(f"commit rejected by {self.path}: {exc}") from exc
+        async with self._transaction() as conn:
+            await _write_batch(conn, batch)
 
     async def get_thread(self, thread_id: str) -> ThreadRecord | None:
         rows = await self._fetch(q.SELECT_THREAD, (thread_id,))
@@ -208,20 +205,29 @@ class SqliteThreadStore:
     async def _read(self) -> AsyncIterator[aiosqlite.Connection]:
         conn = self._require()
         async with self._lock:
-            yield conn
+            try:
+                yield conn
+            except sqlite3.Error as exc:
+                raise StoreError(describe_error(self.path, exc)) from exc
 
     @contextlib.asynccontextmanager
     async def _transaction(self) -> AsyncIterator[aiosqlite.Connection]:
+        """One write transaction; a constraint violation or I/O failure becomes StoreError."""
         conn = self._require()
         async with self._lock:
-            await conn.execute("BEGIN IMMEDIATE")
             try:
+                await conn.execute("BEGIN IMMEDIATE")
                 yield conn
                 await conn.execute("COMMIT")
-            except BaseException:
-                # A failed COMMIT or statement may already have ended the transaction.
+            except BaseException as exc:
+                # Statements run in order on the connection's thread, so this ROLLBACK follows
+                # whatever was in flight; it fails harmlessly when no transaction is open.
                 with contextlib.suppress(sqlite3.OperationalError):
                     await conn.execute("ROLLBACK")
+                if isinstance(exc, sqlite3.IntegrityError):
+                    raise StoreError(f"commit rejected by {self.path}: {exc}") from exc
+                if isinstance(exc, sqlite3.Error):
+                    raise StoreError(describe_error(self.path, exc)) from exc
                 raise
 
     async def _fetch(self, sql: str, params: Iterable[Any]) -> list[Row]:
