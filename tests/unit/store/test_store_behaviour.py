@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import asyncio
+
 import pytest
 from tests.unit.store.store_records import agent_item, conversation, event, history, thread, turn, user_item
 
-from tether_server.store.base import Batch, StoreError, ThreadStore
+from tether_server.store.base import Batch, StoreError, ThreadQuery, ThreadStore
 
 
 async def test_a_committed_conversation_loads_back_in_order(store: ThreadStore) -> None:
@@ -202,3 +204,17 @@ async def test_records_handed_out_are_copies(store: ThreadStore) -> None:
     again = await store.get_thread("th1")
     assert again is not None
     assert (again.name, again.settings) == (None, {})
+
+
+async def test_concurrent_commits_and_reads_all_complete(store: ThreadStore) -> None:
+    async def write(n: int) -> None:
+        await store.commit(conversation(f"th{n}", turns=2, created=n))
+
+    async def read(n: int) -> None:
+        await store.list_threads(ThreadQuery(search_term=f"th{n}"))
+
+    await asyncio.gather(*(write(n) for n in range(20)), *(read(n) for n in range(20)))
+
+    page = await store.list_threads(ThreadQuery(limit=100))
+    assert len(page.data) == 20
+    assert all(r.last_seq == 4 for r in page.data)
