@@ -65,7 +65,7 @@ def conversation_batch(rng: random.Random, n: int) -> Batch:
     record = ThreadRecord(
         id=thread_id, created_at=created, updated_at=created + rng.randrange(3600),
         recency_at=created + rng.randrange(3600), cwd=f"{CWD}{n % 40}",
-        model="gpt-test", model_provider="openai" if n % 5 else "ollama", preview=question,
+        model="gpt-test", model_provider="openai" if n % 7 else "ollama", preview=question,
         name=sentence(rng, 3) if n % 10 == 0 else None, last_seq=2,
     )  # fmt: skip
     turn = TurnRecord(

@@ -5,7 +5,6 @@ from __future__ import annotations
 import asyncio
 import os
 import re
-import signal
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -15,7 +14,8 @@ from tether_protocol.methods import CLIENT_METHODS
 from tether_server import __version__, log
 from tether_server.config import LoadedConfig, resolve_api_key
 from tether_server.core.session import SessionDeps
-from tether_server.errors import SandboxError
+from tether_server.errors import SandboxError, TetherError
+from tether_server.processor.approvals import ApprovalBroker
 from tether_server.processor.handlers import build_handlers
 from tether_server.processor.state import ServerState
 from tether_server.processor.subscriptions import Subscriptions
@@ -23,10 +23,13 @@ from tether_server.providers.base import ModelProvider, ProviderSettings
 from tether_server.providers.responses import ResponsesProvider
 from tether_server.rpc.connection import Connection
 from tether_server.rpc.dispatcher import Dispatcher
+from tether_server.sandbox.policy import SandboxPolicy
+from tether_server.sandbox.probe import SandboxCapability, probe_sandbox
+from tether_server.sandbox.runner import PreparedCommand
+from tether_server.sandbox.runner import prepare as prepare_command
 from tether_server.store.base import ThreadStore
 from tether_server.store.sqlite import SqliteThreadStore
 from tether_server.threads.manager import ThreadManager
-from tether_server.transports.stdio import StdioStream
 
 _log = log.get("tether.app")
 _SECRET_NAME = re.compile(r"KEY|SECRET|TOKEN|PASSWORD", re.IGNORECASE)
@@ -66,13 +69,23 @@ class Providers:
             await provider.aclose()
 
 
-def _gate(policy: dict[str, Any], cwd: Path, argv: list[str]) -> list[str]:
-    if policy.get("type") == "dangerFullAccess":
-        return argv
-    raise SandboxError(
-        "sandboxed command execution is not available in this build of Tether yet; "
-        "run the thread with sandbox `danger-full-access` to allow commands"
-    )
+class SandboxGate:
+    """Wraps each command for its thread's sandbox policy, using the capability probed at start."""
+
+    def __init__(self, capability: SandboxCapability, hidden_paths: list[Path]) -> None:
+        self.capability = capability
+        self.hidden_paths = hidden_paths
+
+    def __call__(
+        self, policy: dict[str, Any], cwd: Path, argv: list[str], sandboxed: bool
+    ) -> PreparedCommand:
+        if not sandboxed:
+            return PreparedCommand(argv=list(argv))
+        try:
+            sandbox_policy = SandboxPolicy.from_wire(policy)
+        except TetherError as exc:
+            raise SandboxError(f"invalid sandbox policy: {exc.message}") from None
+        return prepare_command(sandbox_policy, cwd, argv, self.capability, hidden_paths=self.hidden_paths)
 
 
 @dataclass
@@ -92,14 +105,21 @@ class App:
         self.providers = Providers(self.loaded)
         cfg = self.loaded.config
         provider_info = cfg.model_providers.get(cfg.model_provider)
+        capability = await probe_sandbox()
+        if capability.available:
+            _log.info("sandbox.available", bwrap=str(capability.bwrap_path))
+        else:
+            _log.warning("sandbox.unavailable", reason=capability.reason, fix=capability.fix)
+        brokers: list[ApprovalBroker] = []
         deps = SessionDeps(
             provider_for=self.providers,
             home=self.home,
             agents_max_bytes=cfg.project_doc_max_bytes,
             stream_max_retries=provider_info.stream_max_retries if provider_info else 5,
             context_window=cfg.model_context_window,
-            gate=_gate,
+            gate=SandboxGate(capability, [self.home]),
             env=command_env(os.environ),
+            approvals_for=lambda thread_id: brokers[0].port(thread_id),
         )
         threads = ThreadManager(self.store, deps)
         dispatcher_box: list[Dispatcher] = []
@@ -115,6 +135,8 @@ class App:
         )
         dispatcher_box.append(dispatcher)
         state.dispatcher = dispatcher
+        state.approvals = ApprovalBroker(dispatcher.server_requests, subscriptions, threads)
+        brokers.append(state.approvals)
         self.state = state
         return dispatcher
 
@@ -142,45 +164,3 @@ class App:
             await self.providers.aclose()
         if self.store is not None:
             await self.store.close()
-
-
-async def serve_stdio(app: App) -> int:
-    dispatcher = await app.start()
-    loop = asyncio.get_running_loop()
-    conn = Connection(StdioStream())
-    serve = asyncio.create_task(dispatcher.serve(conn))
-    signals = 0
-    drained = asyncio.Event()
-
-    async def drain_then_stop() -> None:
-        await app.drain()
-        drained.set()
-
-    drain_task: asyncio.Task[None] | None = None
-
-    def on_signal(signame: str) -> None:
-        nonlocal signals, drain_task
-        signals += 1
-        _log.info("signal.received", signal=signame, count=signals)
-        if signals == 1 or signame == "SIGHUP":
-            if drain_task is None:
-                drain_task = asyncio.create_task(drain_then_stop())
-        else:
-            drained.set()
-
-    for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
-        loop.add_signal_handler(sig, on_signal, sig.name)
-    stop = asyncio.create_task(drained.wait())
-    await asyncio.wait({serve, stop}, return_when=asyncio.FIRST_COMPLETED)
-    conn.shutdown("server stopping")
-    if not serve.done():
-        try:
-            async with asyncio.timeout(5):
-                await serve
-        except TimeoutError:
-            serve.cancel()
-    stop.cancel()
-    if drain_task is not None:
-        drain_task.cancel()
-    await app.close()
-    return 0

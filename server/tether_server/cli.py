@@ -5,11 +5,16 @@ from __future__ import annotations
 import argparse
 import asyncio
 import sys
-from collections.abc import Sequence
+from collections.abc import Coroutine, Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from tether_server import __version__, log
 from tether_server.errors import ConfigError
+from tether_server.transports.unix import default_socket_path
+
+if TYPE_CHECKING:
+    from tether_server.serve import ServeOptions
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -17,7 +22,13 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"tether {__version__}")
     sub = parser.add_subparsers(dest="command", required=True)
     app_server = sub.add_parser("app-server", help="run the app-server (JSON-RPC, Codex v2 compatible)")
-    app_server.add_argument("--listen", default="stdio://", help="stdio:// (default)")
+    app_server.add_argument(
+        "--listen",
+        action="append",
+        default=None,
+        metavar="URL",
+        help="stdio:// (default), unix://, unix://PATH, ws://IP:PORT, wss://IP:PORT; repeatable",
+    )
     app_server.add_argument(
         "-c",
         "--config",
@@ -37,12 +48,39 @@ def _parser() -> argparse.ArgumentParser:
         metavar="N",
         help="requests admitted at once; beyond that a request is answered -32001 (retry later)",
     )
+    _add_socket_flags(app_server)
     tools = app_server.add_subparsers(dest="tool")
     schema = tools.add_parser("generate-json-schema", help="write the protocol's JSON Schema")
     schema.add_argument("--out", required=True, type=Path)
     ts = tools.add_parser("generate-ts", help="write TypeScript declarations of the protocol")
     ts.add_argument("--out", required=True, type=Path)
+    proxy = tools.add_parser("proxy", help="relay JSONL on stdio to a running daemon's control socket")
+    proxy.add_argument("--sock", type=Path, default=None, help="socket path (default: the control socket)")
+    daemon = tools.add_parser("daemon", help="manage a background app-server on the control socket")
+    daemon.add_argument("action", choices=["start", "stop", "status"])
     return parser
+
+
+def _add_socket_flags(parser: argparse.ArgumentParser) -> None:
+    add = parser.add_argument
+    add("--ws-auth", choices=["capability-token", "signed-bearer-token"], default=None)
+    add("--ws-token-file", type=Path, default=None, metavar="PATH")
+    add("--ws-token-sha256", default=None, metavar="HEX")
+    add("--ws-shared-secret-file", type=Path, default=None, metavar="PATH")
+    add("--ws-issuer", default=None)
+    add("--ws-audience", default=None)
+    add("--ws-max-clock-skew-seconds", type=int, default=None, metavar="N")
+    add("--tls-cert", type=Path, default=None, metavar="PATH", help="certificate chain for wss://")
+    add("--tls-key", type=Path, default=None, metavar="PATH", help="private key for wss://")
+    add(
+        "--outbox-capacity",
+        type=int,
+        default=4096,
+        metavar="N",
+        help="messages queued for one client; a client that lets it fill is disconnected",
+    )
+    add("--max-message-bytes", type=int, default=16 * 1024 * 1024, metavar="N", help=argparse.SUPPRESS)
+    add("--pid-file", type=Path, default=None, help=argparse.SUPPRESS)
 
 
 def _generate(tool: str, out: Path) -> int:
@@ -58,15 +96,40 @@ def _generate(tool: str, out: Path) -> int:
     return 0
 
 
-def _run_app_server(args: argparse.Namespace) -> int:
-    from tether_server.app import App, serve_stdio
-    from tether_server.config import load_config, tether_home
+def _serve_options(args: argparse.Namespace, home: Path) -> ServeOptions:
+    from tether_server.serve import ServeOptions, check_options, parse_listen
+    from tether_server.transports.ws_auth import WsAuthFlags, load_auth
 
-    if args.listen != "stdio://":
-        sys.stderr.write(f"tether: unsupported --listen {args.listen!r}; this build serves stdio:// only\n")
-        return 2
+    flags = WsAuthFlags(
+        mode=args.ws_auth,
+        token_file=args.ws_token_file,
+        token_sha256=args.ws_token_sha256,
+        shared_secret_file=args.ws_shared_secret_file,
+        issuer=args.ws_issuer,
+        audience=args.ws_audience,
+        max_clock_skew_s=args.ws_max_clock_skew_seconds,
+    )
+    options = ServeOptions(
+        listens=[parse_listen(url, home) for url in args.listen or ["stdio://"]],
+        auth=load_auth(flags),
+        tls_cert=args.tls_cert,
+        tls_key=args.tls_key,
+        outbox_capacity=args.outbox_capacity,
+        max_message_bytes=args.max_message_bytes,
+        pid_file=args.pid_file,
+    )
+    check_options(options)
+    return options
+
+
+def _run_app_server(args: argparse.Namespace) -> int:
+    from tether_server.app import App
+    from tether_server.config import load_config, tether_home
+    from tether_server.serve import serve_app
+
     home = tether_home()
     try:
+        options = _serve_options(args, home)
         loaded = load_config(home, args.overrides, strict=args.strict_config, profile=args.profile)
     except ConfigError as exc:
         sys.stderr.write(f"tether: configuration error: {exc.message}\n")
@@ -74,11 +137,32 @@ def _run_app_server(args: argparse.Namespace) -> int:
     logger = log.get("tether.cli")
     for warning in loaded.warnings:
         logger.warning("config.warning", message=warning)
+    app = App(loaded, home, max_inflight=args.max_inflight_requests)
+    try:
+        return _run(serve_app(app, options))
+    except ConfigError as exc:
+        sys.stderr.write(f"tether: {exc.message}\n")
+        return 2
+
+
+def _run(main: Coroutine[Any, Any, int]) -> int:
     try:
         import uvloop
     except ImportError:  # pragma: no cover - uvloop is a dependency on unix
-        return int(asyncio.run(serve_stdio(App(loaded, home, max_inflight=args.max_inflight_requests))))
-    return int(uvloop.run(serve_stdio(App(loaded, home, max_inflight=args.max_inflight_requests))))
+        return int(asyncio.run(main))
+    return int(uvloop.run(main))
+
+
+def _run_tool(args: argparse.Namespace) -> int:
+    if args.tool in ("generate-json-schema", "generate-ts"):
+        return _generate(args.tool, args.out)
+    from tether_server import daemon
+    from tether_server.config import tether_home
+
+    home = tether_home()
+    if args.tool == "proxy":
+        return _run(daemon.proxy(args.sock or default_socket_path(home)))
+    return daemon.manage(args.action, home, args.listen or ["unix://"])
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -86,7 +170,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     log.configure(getattr(args, "log_level", "info"))
     if args.command == "app-server":
         if args.tool:
-            return _generate(args.tool, args.out)
+            return _run_tool(args)
         return _run_app_server(args)
     return 2
 

@@ -6,7 +6,7 @@ from pathlib import Path
 from typing import Any
 
 from tests.conftest import StartServer
-from tests.support.appserver import AppServer, methods
+from tests.support.appserver import AppServer
 from tether_testing import script
 from tether_testing.fake_responses import FakeResponsesServer
 
@@ -95,7 +95,7 @@ async def test_a_failing_command_is_a_failed_item_and_the_model_sees_the_exit_co
         script.text_reply("It failed."),
     )
     server = await start_server()
-    mark, turn = await _turn(server, await _thread(server, workdir), "run it")
+    mark, _turn_json = await _turn(server, await _thread(server, workdir), "run it")
     command = next(i for i in _items(server, mark, "item/completed") if i["type"] == "commandExecution")
     assert command["status"] == "failed" and command["exitCode"] == 3
     assert command["aggregatedOutput"].strip() == "oops"
@@ -107,12 +107,15 @@ async def test_a_patch_that_does_not_apply_changes_nothing_and_tells_the_model_w
     start_server: StartServer, fake_model: FakeResponsesServer, workdir: Path
 ) -> None:
     (workdir / "a.txt").write_text("alpha\n")
-    bad = "*** Begin Patch\n*** Add File: b.txt\n+new\n*** Update File: a.txt\n@@\n-missing line\n+x\n*** End Patch\n"
+    bad = (
+        "*** Begin Patch\n*** Add File: b.txt\n+new\n*** Update File: a.txt\n@@\n-missing line\n+x\n"
+        "*** End Patch\n"
+    )
     fake_model.add(
         script.reply(script.custom_tool_call("apply_patch", bad, "call_p")), script.text_reply("ok")
     )
     server = await start_server()
-    mark, turn = await _turn(server, await _thread(server, workdir), "patch")
+    _, turn = await _turn(server, await _thread(server, workdir), "patch")
     assert turn["status"] == "completed"
     assert not (workdir / "b.txt").exists()
     assert (workdir / "a.txt").read_text() == "alpha\n"
@@ -129,7 +132,9 @@ async def test_a_patch_escaping_the_workspace_is_refused(
         script.reply(script.custom_tool_call("apply_patch", escape, "call_p")), script.text_reply("ok")
     )
     server = await start_server()
-    await _turn(server, await _thread(server, workdir, "workspace-write"), "patch")
+    policy = {"type": "workspaceWrite", "excludeSlashTmp": True, "excludeTmpdirEnvVar": True}
+    thread_id = await _thread(server, workdir, "workspace-write")
+    await _turn(server, thread_id, "patch", sandboxPolicy=policy, approvalPolicy="never")
     assert not (tmp_path / "outside.txt").exists()
     out = _output(fake_model, "call_p")
     assert out.startswith("patch rejected")
@@ -169,7 +174,7 @@ async def test_unknown_tools_and_bad_arguments_are_reported_to_the_model(
         script.text_reply("ok"),
     )
     server = await start_server()
-    mark, turn = await _turn(server, await _thread(server, workdir), "go")
+    _, turn = await _turn(server, await _thread(server, workdir), "go")
     assert turn["status"] == "completed"
     outputs = {
         i["call_id"]: i["output"]
@@ -180,15 +185,21 @@ async def test_unknown_tools_and_bad_arguments_are_reported_to_the_model(
     assert outputs["call_b"].startswith("failed to parse function arguments")
 
 
-async def test_commands_are_refused_outside_full_access_until_a_sandbox_can_run_them(
-    start_server: StartServer, fake_model: FakeResponsesServer, workdir: Path
+async def test_a_sandboxed_command_can_write_in_the_workspace_but_not_outside(
+    start_server: StartServer, fake_model: FakeResponsesServer, workdir: Path, tmp_path: Path
 ) -> None:
+    outside = tmp_path / "outside.txt"
     fake_model.add(
         script.reply(script.function_call("exec_command", {"cmd": "touch made.txt"}, "call_1")),
+        script.reply(script.function_call("exec_command", {"cmd": f"touch {outside}"}, "call_2")),
         script.text_reply("ok"),
     )
     server = await start_server()
-    mark, turn = await _turn(server, await _thread(server, workdir, "read-only"), "touch")
-    assert not (workdir / "made.txt").exists()
-    assert "call_1" in str(fake_model.requests[1].body["input"])
-    assert methods(server.since(mark))[-1] == "turn/completed"
+    policy = {"type": "workspaceWrite", "excludeSlashTmp": True, "excludeTmpdirEnvVar": True}
+    thread_id = await _thread(server, workdir, "workspace-write")
+    mark, _turn_json = await _turn(server, thread_id, "touch", sandboxPolicy=policy, approvalPolicy="never")
+    assert (workdir / "made.txt").exists()
+    assert not outside.exists()
+    assert "Read-only file system" in _output(fake_model, "call_2")
+    commands = [i for i in _items(server, mark, "item/completed") if i["type"] == "commandExecution"]
+    assert [c["status"] for c in commands] == ["completed", "failed"]

@@ -7,26 +7,15 @@ the reference schema; violations fail the test at teardown (see `AppServer.close
 from __future__ import annotations
 
 import asyncio
-import itertools
 import json
 import os
 import sys
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
 
-from tests.support import schema
+from tests.support.rpcclient import WAIT_S, RpcClient, RpcErrorReply, methods
 
-WAIT_S = 15.0
-
-
-class RpcErrorReply(Exception):
-    def __init__(self, error: dict[str, Any]) -> None:
-        super().__init__(f"{error.get('code')}: {error.get('message')}")
-        self.code = error.get("code")
-        self.message = str(error.get("message"))
-        self.data = error.get("data")
+__all__ = ["WAIT_S", "AppServer", "RpcErrorReply", "methods", "mock_provider_args"]
 
 
 def mock_provider_args(base_url: str, *, stream_max_retries: int = 0, model: str = "gpt-test") -> list[str]:
@@ -48,19 +37,14 @@ def mock_provider_args(base_url: str, *, stream_max_retries: int = 0, model: str
     ]
 
 
-@dataclass
-class AppServer:
-    proc: asyncio.subprocess.Process
-    home: Path
-    stderr_path: Path
-    messages: list[dict[str, Any]] = field(default_factory=list)
-    violations: list[str] = field(default_factory=list)
-    stdout_garbage: list[bytes] = field(default_factory=list)
-    _pending: dict[Any, tuple[str, asyncio.Future[dict[str, Any]]]] = field(default_factory=dict)
-    _arrived: asyncio.Event = field(default_factory=asyncio.Event)
-    _cursor: int = 0
-    _ids: Any = field(default_factory=lambda: itertools.count(1))
-    _reader: asyncio.Task[None] | None = None
+class AppServer(RpcClient):
+    def __init__(self, proc: asyncio.subprocess.Process, home: Path, stderr_path: Path) -> None:
+        super().__init__()
+        self.proc = proc
+        self.home = home
+        self.stderr_path = stderr_path
+        self.stdout_garbage: list[bytes] = []
+        self._reader: asyncio.Task[None] | None = None
 
     @classmethod
     async def start(
@@ -107,24 +91,6 @@ class AppServer:
             self._accept(message)
         self._arrived.set()
 
-    def _accept(self, message: dict[str, Any]) -> None:
-        self.messages.append(message)
-        if "method" in message and "id" in message:
-            self.violations.extend(schema.server_request_errors(message))
-        elif "method" in message:
-            if "emittedAtMs" not in message:
-                self.violations.append(f"{message['method']}: no emittedAtMs")
-            self.violations.extend(schema.notification_errors(message))
-        elif message.get("id") in self._pending:
-            method, fut = self._pending.pop(message["id"])
-            if "result" in message:
-                self.violations.extend(
-                    f"{method} result: {e}" for e in schema.response_errors(method, message["result"])
-                )
-            if not fut.done():
-                fut.set_result(message)
-        self._arrived.set()
-
     # ---- sending ------------------------------------------------------------------------------
 
     async def send_raw(self, data: bytes) -> None:
@@ -132,103 +98,12 @@ class AppServer:
         self.proc.stdin.write(data)
         await self.proc.stdin.drain()
 
-    async def send(self, message: dict[str, Any]) -> None:
-        await self.send_raw(json.dumps(message).encode() + b"\n")
-
-    def next_id(self) -> int:
-        return int(next(self._ids))
-
-    async def call(
-        self,
-        method: str,
-        params: dict[str, Any] | None = None,
-        *,
-        request_id: Any = None,
-        within_s: float = WAIT_S,
-    ) -> dict[str, Any]:
-        """Send a request and return the whole reply message (result or error)."""
-        rid = self.next_id() if request_id is None else request_id
-        fut: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
-        self._pending[rid] = (method, fut)
-        message: dict[str, Any] = {"id": rid, "method": method}
-        if params is not None:
-            message["params"] = params
-        await self.send(message)
-        async with asyncio.timeout(within_s):
-            return await fut
-
-    async def request(self, method: str, params: dict[str, Any] | None = None, **kw: Any) -> dict[str, Any]:
-        reply = await self.call(method, {} if params is None else params, **kw)
-        if "error" in reply:
-            raise RpcErrorReply(reply["error"])
-        result: dict[str, Any] = reply["result"]
-        return result
-
-    async def initialize(
-        self, name: str = "tether_tests", *, experimental: bool = False, opt_out: list[str] | None = None
-    ) -> dict[str, Any]:
-        caps: dict[str, Any] = {"experimentalApi": experimental}
-        if opt_out is not None:
-            caps["optOutNotificationMethods"] = opt_out
-        result = await self.request(
-            "initialize",
-            {"clientInfo": {"name": name, "title": None, "version": "1.0"}, "capabilities": caps},
-        )
-        await self.send({"method": "initialized"})
-        return result
-
-    async def respond(self, request_id: Any, result: dict[str, Any]) -> None:
-        await self.send({"id": request_id, "result": result})
-
-    # ---- waiting ------------------------------------------------------------------------------
-
-    def mark(self) -> int:
-        """Position in the message log; `since(mark)` returns what arrived after it."""
-        return len(self.messages)
-
-    def since(self, mark: int) -> list[dict[str, Any]]:
-        return self.messages[mark:]
-
-    async def wait_for(
-        self, predicate: Callable[[dict[str, Any]], bool], *, after: int = 0, within_s: float = WAIT_S
-    ) -> dict[str, Any]:
-        async with asyncio.timeout(within_s):
-            index = after
-            while True:
-                while index < len(self.messages):
-                    if predicate(self.messages[index]):
-                        return self.messages[index]
-                    index += 1
-                if (
-                    self.proc.stdout is not None
-                    and self.proc.stdout.at_eof()
-                    and self._reader
-                    and self._reader.done()
-                ):
-                    raise AssertionError("server closed stdout while waiting")
-                self._arrived.clear()
-                await self._arrived.wait()
-
-    async def notification(
-        self,
-        method: str,
-        *,
-        after: int = 0,
-        within_s: float = WAIT_S,
-        where: Callable[[dict[str, Any]], bool] = lambda p: True,
-    ) -> dict[str, Any]:
-        msg = await self.wait_for(
-            lambda m: m.get("method") == method and "id" not in m and where(m.get("params") or {}),
-            after=after,
-            within_s=within_s,
-        )
-        return msg
-
-    async def server_request(
-        self, method: str, *, after: int = 0, within_s: float = WAIT_S
-    ) -> dict[str, Any]:
-        return await self.wait_for(
-            lambda m: m.get("method") == method and "id" in m, after=after, within_s=within_s
+    def ended(self) -> bool:
+        return bool(
+            self.proc.stdout is not None
+            and self.proc.stdout.at_eof()
+            and self._reader is not None
+            and self._reader.done()
         )
 
     # ---- teardown -----------------------------------------------------------------------------
@@ -251,22 +126,9 @@ class AppServer:
             await self._reader
         if check:
             assert not self.stdout_garbage, f"non-protocol bytes on stdout: {self.stdout_garbage[:3]}"
-            assert not self.violations, "messages the reference schema rejects:\n" + "\n".join(
-                self.violations[:20]
-            )
+            self.check()
         return int(self.proc.returncode or 0)
 
     def kill(self) -> None:
         if self.proc.returncode is None:
             self.proc.kill()
-
-
-def methods(messages: list[dict[str, Any]]) -> list[str]:
-    """The notification/request method sequence (responses shown as `<result>` / `<error>`)."""
-    out = []
-    for m in messages:
-        if "method" in m:
-            out.append(m["method"])
-        else:
-            out.append("<error>" if "error" in m else "<result>")
-    return out

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -11,9 +11,9 @@ from typing import Any
 from tether_server import log
 from tether_server.core import context, items
 from tether_server.core.ids import now_ms, now_s, uuid7
-from tether_server.core.ports import EventSink
+from tether_server.core.ports import ApprovalPort, EventSink
 from tether_server.core.settings import TurnSettings
-from tether_server.core.tool_calls import CommandGate, ToolContext
+from tether_server.core.tool_calls import CommandGate, ToolContext, TurnCancelled
 from tether_server.core.tool_specs import default_tools
 from tether_server.core.turn import SamplingResult, TurnRun, sample_with_retries
 from tether_server.core.usage import UsageTracker
@@ -41,6 +41,7 @@ class SessionDeps:
     context_window: int | None
     gate: CommandGate
     env: Mapping[str, str]
+    approvals_for: Callable[[str], ApprovalPort] | None = None
 
 
 @dataclass
@@ -84,6 +85,7 @@ class ThreadSession:
         self.active: ActiveTurn | None = None
         self.status: dict[str, Any] = {"type": "idle"}
         self.processes = ProcessSessions()
+        self.approved_for_session: set[str] = set()
         self.materialized = bool(history) or bool(record.preview)
 
     # ---- persistence helpers -------------------------------------------------------------------
@@ -206,7 +208,20 @@ class ThreadSession:
             env=self.deps.env,
             gate=self.deps.gate,
             record_item=lambda item: self._record_item(turn, item),
+            approval_policy=self.settings.approval_policy,
+            ask=self._ask,
+            set_flags=self._set_flags,
+            approved_for_session=self.approved_for_session,
         )
+
+    async def _ask(self, method: str, params: dict[str, Any]) -> dict[str, Any]:
+        if self.deps.approvals_for is None:
+            return {"decision": "decline"}
+        return await self.deps.approvals_for(self.record.id).request(method, params)
+
+    async def _set_flags(self, flags: list[str]) -> None:
+        if self.active is not None:
+            await self.set_status({"type": "active", "activeFlags": flags})
 
     def _build_request(self, turn: ActiveTurn) -> ModelRequest:
         text: dict[str, Any] | None = None
@@ -293,7 +308,7 @@ class ThreadSession:
             )
             self._record_context(turn)
             final = await self._loop(turn)
-        except asyncio.CancelledError:
+        except (asyncio.CancelledError, TurnCancelled):
             status = "interrupted"
             self._record_history(turn.id, context.text_message("user", INTERRUPTED_MARKER))
         except ProviderError as exc:

@@ -4,22 +4,25 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from tether_server.core import items
+from tether_server.core import items, safety
 from tether_server.core.ids import now_ms
-from tether_server.core.ports import EventSink
+from tether_server.core.ports import ApprovalDenied, EventSink
 from tether_server.errors import SandboxError, TetherError
+from tether_server.sandbox.policy import SandboxPolicy
+from tether_server.sandbox.runner import PreparedCommand
 from tether_server.tools import apply_patch as ap
 from tether_server.tools.exec.sessions import ExecRequest, ProcessSessions
 from tether_server.tools.exec.shell import build_shell_argv, join_command, parse_command_actions
 
 PARALLEL_TOOLS = frozenset({"exec_command"})
-CommandGate = Callable[[dict[str, Any], Path, list[str]], list[str]]
-"""Policy, cwd and argv → the argv to run (sandbox-wrapped); raises SandboxError when it cannot."""
+CommandGate = Callable[[dict[str, Any], Path, list[str], bool], PreparedCommand]
+"""(sandbox policy, cwd, argv, sandboxed) → the command to spawn; raises SandboxError when it cannot."""
+Ask = Callable[[str, dict[str, Any]], Awaitable[dict[str, Any]]]
 
 
 @dataclass
@@ -33,6 +36,10 @@ class ToolContext:
     env: Mapping[str, str]
     gate: CommandGate
     record_item: Callable[[dict[str, Any]], None]
+    approval_policy: Any = "on-request"
+    ask: Ask | None = None
+    set_flags: Callable[[list[str]], Awaitable[None]] | None = None
+    approved_for_session: set[str] = field(default_factory=set)
     turn_files_before: dict[Path, str | None] = field(default_factory=dict)
     session_items: dict[int, str] = field(default_factory=dict)
 
@@ -83,20 +90,102 @@ def _int_arg(args: dict[str, Any], name: str, default: int | None) -> int | None
     return int(value)
 
 
+class TurnCancelled(Exception):
+    """The user answered an approval with `cancel`: the whole turn stops as interrupted."""
+
+
+@dataclass
+class Approval:
+    decision: str
+    failed: bool = False
+
+
+async def _ask(ctx: ToolContext, method: str, params: dict[str, Any], session_key: str) -> Approval:
+    """Ask the clients (status shows waitingOnApproval meanwhile); `acceptForSession` is remembered."""
+    if session_key in ctx.approved_for_session:
+        return Approval("accept")
+    if ctx.ask is None:
+        return Approval("decline")
+    try:
+        result = await ctx.ask(method, params)
+    except ApprovalDenied:
+        return Approval("decline", failed=True)
+    decision = result.get("decision")
+    if isinstance(decision, dict):
+        decision = next(iter(decision), "decline")
+    if decision == "acceptForSession":
+        ctx.approved_for_session.add(session_key)
+    if decision == "cancel":
+        raise TurnCancelled
+    accepted = decision in ("accept", "acceptForSession", "acceptWithExecpolicyAmendment")
+    return Approval("accept" if accepted else "decline")
+
+
+async def _flags(ctx: ToolContext, flags: list[str]) -> None:
+    if ctx.set_flags is not None:
+        await ctx.set_flags(flags)
+
+
+def _approval_params(ctx: ToolContext, item: dict[str, Any], reason: str | None) -> dict[str, Any]:
+    return {
+        **_ids(ctx),
+        "itemId": item["id"],
+        "startedAtMs": item["startedAtMs"],
+        "kind": "command",
+        "environmentId": "local",
+        "command": item["command"],
+        "cwd": item["cwd"],
+        "commandActions": item["commandActions"],
+        "reason": reason,
+        "availableDecisions": ["accept", "acceptForSession", "decline", "cancel"],
+    }
+
+
 async def exec_command(ctx: ToolContext, call_id: str, args: dict[str, Any]) -> ToolOutput:
     cmd = args.get("cmd")
     if not isinstance(cmd, str) or not cmd.strip():
         raise ToolArgumentError("failed to parse function arguments: missing field `cmd`")
+    escalate = args.get("sandbox_permissions") == "require_escalated"
+    decision = safety.assess_command(ctx.approval_policy, ctx.sandbox_policy, cmd, escalate)
+    if decision.verdict == "reject":
+        return ToolOutput(decision.reason or "rejected", success=False)
     workdir = args.get("workdir")
     cwd = (ctx.cwd / workdir).resolve() if isinstance(workdir, str) and workdir else ctx.cwd
     argv = build_shell_argv(cmd, args.get("shell"), bool(args.get("login", True)))
     item = items.command_execution(
         call_id, join_command(argv), str(cwd), parse_command_actions(cmd), now_ms()
     )
-    await _started(ctx, item)
+    if decision.verdict == "prompt":
+        await _flags(ctx, ["waitingOnApproval"])
+        await _started(ctx, item)
+        justification = args.get("justification")
+        params = _approval_params(ctx, item, justification if isinstance(justification, str) else None)
+        approval = await _ask(ctx, "item/commandExecution/requestApproval", params, f"exec:{cwd}:{cmd}")
+        if approval.decision != "accept":
+            item.update(status="failed" if approval.failed else "declined")
+            await _completed(ctx, item)
+            await _flags(ctx, [])
+            return ToolOutput("exec command rejected by user", success=False)
+        await _flags(ctx, [])
+    else:
+        await _started(ctx, item)
+    return await _run_command(ctx, item, cmd, cwd, argv, args, sandboxed=decision.sandboxed)
+
+
+async def _run_command(
+    ctx: ToolContext,
+    item: dict[str, Any],
+    cmd: str,
+    cwd: Path,
+    argv: list[str],
+    args: dict[str, Any],
+    *,
+    sandboxed: bool,
+) -> ToolOutput:
+    call_id = str(item["id"])
     started = time.monotonic()
     try:
-        run_argv = ctx.gate(ctx.sandbox_policy, cwd, argv)
+        prepared = ctx.gate(ctx.sandbox_policy, cwd, argv, sandboxed)
     except SandboxError as exc:
         item.update(status="failed", aggregatedOutput=exc.message, durationMs=0)
         await _completed(ctx, item)
@@ -108,14 +197,21 @@ async def exec_command(ctx: ToolContext, call_id: str, args: dict[str, Any]) -> 
         )
 
     request = ExecRequest(
-        argv=run_argv,
+        argv=prepared.argv,
         cwd=cwd,
         env=ctx.env,
         tty=bool(args.get("tty", False)),
         yield_time_ms=_int_arg(args, "yield_time_ms", 10_000) or 10_000,
         max_output_tokens=_int_arg(args, "max_output_tokens", None),
+        pass_fds=prepared.pass_fds,
+        on_exit=prepared.cleanup,
     )
-    result = await ctx.processes.exec_command(request, on_output)
+    try:
+        result = await ctx.processes.exec_command(request, on_output)
+    except TetherError as exc:
+        item.update(status="failed", aggregatedOutput=exc.message, durationMs=0)
+        await _completed(ctx, item)
+        return ToolOutput(f"exec_command failed for `{cmd}`: {exc.message}", success=False)
     item.update(
         aggregatedOutput=result.output,
         exitCode=result.exit_code,
@@ -180,13 +276,52 @@ async def update_plan(ctx: ToolContext, call_id: str, args: dict[str, Any]) -> T
 
 
 def _writable_roots(ctx: ToolContext) -> list[Path] | None:
-    policy = ctx.sandbox_policy
-    kind = policy.get("type")
+    kind = ctx.sandbox_policy.get("type")
     if kind in ("dangerFullAccess", "externalSandbox"):
         return None
     if kind == "workspaceWrite":
-        return [ctx.cwd, *(Path(r) for r in policy.get("writableRoots") or [])]
+        policy = SandboxPolicy.from_wire(ctx.sandbox_policy)
+        return list(policy.effective_writable_roots(ctx.cwd, ctx.env))
     return []
+
+
+def _all_writable(ctx: ToolContext, changes: list[ap.PlannedChange]) -> bool:
+    roots = _writable_roots(ctx)
+    if roots is None:
+        return True
+    paths = [c.path for c in changes] + [c.move_path for c in changes if c.move_path is not None]
+    return all(ap.is_writable(p, roots) for p in paths)
+
+
+async def _approve_patch(
+    ctx: ToolContext, item: dict[str, Any], changes: list[ap.PlannedChange]
+) -> ToolOutput | None:
+    """None when the patch may be written; otherwise what the model is told."""
+    verdict, reason = safety.patch_verdict(
+        ctx.approval_policy, ctx.sandbox_policy, _all_writable(ctx, changes)
+    )
+    if verdict == "allow":
+        return None
+    if verdict == "reject":
+        item["status"] = "declined"
+        await _completed(ctx, item)
+        return ToolOutput(f"patch rejected: {reason}", success=False)
+    params = {
+        **_ids(ctx),
+        "itemId": item["id"],
+        "startedAtMs": item["startedAtMs"],
+        "reason": None,
+        "grantRoot": None,
+    }
+    await _flags(ctx, ["waitingOnApproval"])
+    key = "patch:" + ",".join(sorted(str(c.path) for c in changes))
+    approval = await _ask(ctx, "item/fileChange/requestApproval", params, key)
+    await _flags(ctx, [])
+    if approval.decision == "accept":
+        return None
+    item["status"] = "failed" if approval.failed else "declined"
+    await _completed(ctx, item)
+    return ToolOutput("patch rejected by user", success=False)
 
 
 async def apply_patch(ctx: ToolContext, call_id: str, patch_text: str) -> ToolOutput:
@@ -195,16 +330,14 @@ async def apply_patch(ctx: ToolContext, call_id: str, patch_text: str) -> ToolOu
         hunks = ap.parse_patch(patch_text)
         if not hunks:
             return ToolOutput(ap.EMPTY_PATCH_TEXT, success=False)
-        changes = ap.plan_patch(hunks, ctx.cwd, _writable_roots(ctx))
-    except ap.PatchOutsideRootsError as exc:
-        return ToolOutput(
-            f"patch rejected: writing outside of the sandbox's writable roots is not allowed here ({exc})",
-            success=False,
-        )
+        changes = ap.plan_patch(hunks, ctx.cwd, None)
     except ap.PatchError as exc:
         return ToolOutput(ap.verification_failed_text(exc), success=False)
     item = items.file_change(call_id, ap.changes_to_wire(changes, ctx.cwd), now_ms())
     await _started(ctx, item)
+    refused = await _approve_patch(ctx, item, changes)
+    if refused is not None:
+        return refused
     for change in changes:
         ctx.turn_files_before.setdefault(change.path, change.old_content)
         if change.move_path is not None:

@@ -201,6 +201,7 @@ async def sample_once(run: TurnRun) -> SamplingResult:
     queue = _ToolQueue(run)
     last_message: dict[str, Any] | None = None
     completed = False
+    usage: TokenUsage | None = None
     try:
         async for event in run.provider.stream(request):
             if isinstance(event, OutputItemAdded):
@@ -212,15 +213,14 @@ async def sample_once(run: TurnRun) -> SamplingResult:
                 else:
                     last_message = await _on_done(run, event.item) or last_message
             elif isinstance(event, Completed):
-                completed = True
-                if event.usage is not None:
-                    await run.sink.emit(
-                        "thread/tokenUsage/updated", {**run.ids(), "tokenUsage": run.on_usage(event.usage)}
-                    )
+                completed, usage = True, event.usage
                 break
             else:
                 _on_delta(run, event)
         await queue.drain()
+        # Codex reports a response's usage once its tool calls have finished.
+        if usage is not None:
+            await run.sink.emit("thread/tokenUsage/updated", {**run.ids(), "tokenUsage": run.on_usage(usage)})
     except BaseException:
         queue.cancel()
         raise

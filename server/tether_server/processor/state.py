@@ -6,6 +6,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from tether_server.config import LoadedConfig
+from tether_server.processor.approvals import ApprovalBroker
 from tether_server.processor.subscriptions import Subscriptions
 from tether_server.rpc.dispatcher import Dispatcher
 from tether_server.store.base import ThreadStore
@@ -20,6 +21,7 @@ class ServerState:
     threads: ThreadManager
     subscriptions: Subscriptions
     dispatcher: Dispatcher | None = None
+    approvals: ApprovalBroker | None = None
     draining: bool = False
     originator: str | None = None
     version: str = "0.1.0"

@@ -80,6 +80,8 @@ async def resume(state: ServerState, ctx: RequestContext, params: Any) -> dict[s
     ctx.respond(response)
     if params.after_seq is not None:
         await _replay(state, ctx, handle, params.after_seq)
+    if state.approvals is not None:
+        state.approvals.resend(params.thread_id, ctx.connection)
     return {}
 
 

@@ -25,6 +25,7 @@ from tether_server.store.base import (
     TurnRecord,
 )
 from tether_server.store.cursors import (
+    Position,
     clamp_limit,
     decode_cursor,
     item_position,
@@ -59,15 +60,19 @@ class SqliteThreadStore:
     read never sees half of a batch being written.
     """
 
-    def __init__(self, path: Path, *, busy_timeout_ms: int = 5000) -> None:
+    def __init__(self, path: Path, *, busy_timeout_ms: int = 5000, search_probe_window: int = 1000) -> None:
         """Create a store for `path` (opened by `open()`).
 
         Args:
             path: the database file; created with its parent directory when missing.
             busy_timeout_ms: how long to wait for another process's lock before failing.
+            search_probe_window: an ASCII search first scans this many listed threads in page
+                order (fast when the term is common), then asks the full-text index (fast when
+                it is rare); 0 always asks the index.
         """
         self.path = path
         self._busy_timeout_ms = busy_timeout_ms
+        self._probe_window = search_probe_window
         self._conn: aiosqlite.Connection | None = None
         self._lock = asyncio.Lock()
 
@@ -109,10 +114,24 @@ class SqliteThreadStore:
         scope = thread_scope(query.sort_key)
         after = decode_cursor(query.cursor, scope) if query.cursor else None
         limit = clamp_limit(query.limit)
-        sql, params = q.list_threads_sql(query, after, normalise_term(query.search_term), limit + 1)
-        records = [thread_from_row(r) for r in await self._fetch(sql, params)]
+        rows = await self._thread_rows(query, after, normalise_term(query.search_term), limit + 1)
+        records = [thread_from_row(r) for r in rows]
         position = thread_position(query.sort_key)
         return make_page(records, limit=limit, scope=scope, cursor=query.cursor, position_of=position)
+
+    async def _thread_rows(
+        self, query: ThreadQuery, after: Position | None, term: str | None, fetch: int
+    ) -> list[Row]:
+        async with self._read() as conn:
+            window = self._probe_window
+            if term is not None and term.isascii() and window > 0:
+                rows = await _fetch(conn, *q.probe_threads_sql(query, after, term, fetch, window))
+                if len(rows) >= fetch:
+                    return rows
+                seen = await _fetch(conn, *q.window_size_sql(query, after, window))
+                if seen[0][0] < window:
+                    return rows
+            return await _fetch(conn, *q.list_threads_sql(query, after, term, fetch))
 
     async def list_turns(
         self, thread_id: str, *, cursor: str | None, limit: int, direction: SortDirection

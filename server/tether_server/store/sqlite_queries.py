@@ -86,14 +86,16 @@ def _search_clause(term: str) -> tuple[str, str]:
             "(SELECT rowid FROM search_fts WHERE search_fts MATCH ?))",
             phrase,
         )
+    return "id IN (SELECT thread_id FROM search_docs WHERE text LIKE ? ESCAPE '\\')", _like_pattern(term)
+
+
+def _like_pattern(term: str) -> str:
     escaped = term.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
-    return "id IN (SELECT thread_id FROM search_docs WHERE text LIKE ? ESCAPE '\\')", f"%{escaped}%"
+    return f"%{escaped}%"
 
 
-def list_threads_sql(
-    query: ThreadQuery, after: Position | None, term: str | None, fetch: int
-) -> tuple[str, list[Any]]:
-    """The keyset query for one `thread/list` page: rows strictly after `after`, `fetch` of them."""
+def _listed(query: ThreadQuery, after: Position | None) -> tuple[str, list[Any], str]:
+    """WHERE text and parameters for listed threads past `after`, and the ORDER BY text."""
     column = _SORT_COLUMNS[query.sort_key]
     desc = query.sort_direction == "desc"
     where = ["preview <> ''", "archived = ?"]
@@ -107,17 +109,45 @@ def list_threads_sql(
     if after is not None:
         where.append(f"({column}, id) {'<' if desc else '>'} (?, ?)")
         params.extend((after.k, after.id))
+    order = "DESC" if desc else "ASC"
+    return " AND ".join(where), params, f"{column} {order}, id {order}"
+
+
+def list_threads_sql(
+    query: ThreadQuery, after: Position | None, term: str | None, fetch: int
+) -> tuple[str, list[Any]]:
+    """The keyset query for one `thread/list` page: rows strictly after `after`, `fetch` of them."""
+    where, params, order = _listed(query, after)
     if term is not None:
         clause, value = _search_clause(term)
-        where.append(clause)
+        where += f" AND {clause}"
         params.append(value)
-    order = "DESC" if desc else "ASC"
+    sql = f"SELECT {THREAD_COLUMNS} FROM threads WHERE {where} ORDER BY {order} LIMIT ?"
+    return sql, [*params, fetch]
+
+
+def probe_threads_sql(
+    query: ThreadQuery, after: Position | None, term: str, fetch: int, window: int
+) -> tuple[str, list[Any]]:
+    """Search only the next `window` listed threads, in page order, by a plain substring scan.
+
+    A common term fills a page from the first few hundred threads this way, where the full-text
+    index would first collect every match. Exact for ASCII terms (LIKE folds ASCII case only).
+    """
+    where, params, order = _listed(query, after)
     sql = (
-        f"SELECT {THREAD_COLUMNS} FROM threads WHERE {' AND '.join(where)} "
-        f"ORDER BY {column} {order}, id {order} LIMIT ?"
+        f"SELECT {THREAD_COLUMNS} FROM (SELECT {THREAD_COLUMNS} FROM threads WHERE {where} "
+        f"ORDER BY {order} LIMIT ?) AS w WHERE EXISTS (SELECT 1 FROM search_docs AS d "
+        f"WHERE d.thread_id = w.id AND d.text LIKE ? ESCAPE '\\') ORDER BY {order} LIMIT ?"
     )
-    params.append(fetch)
-    return sql, params
+    return sql, [*params, window, _like_pattern(term), fetch]
+
+
+def window_size_sql(query: ThreadQuery, after: Position | None, window: int) -> tuple[str, list[Any]]:
+    """How many listed threads a probe of `window` rows saw (fewer than `window`: it saw them all)."""
+    where, params, order = _listed(query, after)
+    sql = f"SELECT count(*) FROM (SELECT 1 FROM threads WHERE {where} ORDER BY {order} LIMIT ?)"
+    return sql, [*params, window]
 
 
 def ordinal_page_sql(

@@ -173,6 +173,12 @@ async def test_search_matches_name_preview_and_message_text_case_insensitively(s
     assert await list_ids(store, search_term="") == ["talked", "other", "previewed", "named"]
 
 
+async def test_search_folds_case_beyond_ascii(store: ThreadStore) -> None:
+    await commit_threads(store, [thread("fr", 1, preview="Un café crème"), thread("en", 2, preview="coffee")])
+
+    assert await list_ids(store, search_term="CAFÉ CRÈME") == ["fr"]
+
+
 async def test_search_handles_short_terms_and_special_characters(store: ThreadStore) -> None:
     await commit_threads(
         store,

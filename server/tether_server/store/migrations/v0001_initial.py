@@ -4,7 +4,8 @@ from __future__ import annotations
 
 # One index per list sort key, partial on listed (materialized) threads. The key is
 # (archived, sort value, id): SQLite walks an index in either direction, so each serves both
-# `asc` and `desc` keyset pages with no sort step, id breaking ties.
+# `asc` and `desc` keyset pages with no sort step, id breaking ties. Listing one workspace (a cwd
+# filter, as editors do) has the same three with cwd in front.
 STATEMENTS: tuple[str, ...] = (
     """CREATE TABLE threads (
         id TEXT PRIMARY KEY,
@@ -28,6 +29,9 @@ STATEMENTS: tuple[str, ...] = (
     "CREATE INDEX threads_by_created ON threads(archived, created_at, id) WHERE preview <> ''",
     "CREATE INDEX threads_by_updated ON threads(archived, updated_at, id) WHERE preview <> ''",
     "CREATE INDEX threads_by_recency ON threads(archived, recency_at, id) WHERE preview <> ''",
+    "CREATE INDEX threads_by_cwd_created ON threads(cwd, archived, created_at, id) WHERE preview <> ''",
+    "CREATE INDEX threads_by_cwd_updated ON threads(cwd, archived, updated_at, id) WHERE preview <> ''",
+    "CREATE INDEX threads_by_cwd_recency ON threads(cwd, archived, recency_at, id) WHERE preview <> ''",
     """CREATE TABLE turns (
         thread_id TEXT NOT NULL REFERENCES threads(id) ON DELETE CASCADE,
         turn_id TEXT NOT NULL,

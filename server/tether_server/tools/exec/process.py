@@ -74,9 +74,16 @@ class LiveProcess:
         self._kill_task: asyncio.Task[None] | None = None
         self._pidfd: int | None = None
         self._exit_poller: asyncio.Task[None] | None = None
+        self.on_exit: Callable[[], None] | None = None
         os.set_blocking(read_fd, False)
         self._loop.add_reader(read_fd, self._on_readable)
         self._watch_exit()
+
+    def run_exit_hook(self) -> None:
+        """Release what was prepared for this process (sandbox fds and stubs); runs once."""
+        hook, self.on_exit = self.on_exit, None
+        if hook is not None:
+            hook()
 
     @property
     def exit_code(self) -> int | None:
@@ -222,7 +229,9 @@ class LiveProcess:
             _logger.warning("exec_process_unreaped", pid=self.pid)
 
 
-def spawn(argv: list[str], cwd: Path, env: Mapping[str, str], tty: bool) -> LiveProcess:
+def spawn(
+    argv: list[str], cwd: Path, env: Mapping[str, str], tty: bool, *, pass_fds: tuple[int, ...] = ()
+) -> LiveProcess:
     """Starts `argv` in a new session with stdout and stderr merged.
 
     Args:
@@ -247,6 +256,7 @@ def spawn(argv: list[str], cwd: Path, env: Mapping[str, str], tty: bool) -> Live
             stdout=child_fd,
             stderr=child_fd,
             start_new_session=True,
+            pass_fds=pass_fds,
             preexec_fn=_prepare_child_pty if tty else _prepare_child,
         )
     except (OSError, subprocess.SubprocessError) as exc:

@@ -68,6 +68,8 @@ class ExecRequest:
     tty: bool = False
     yield_time_ms: int = 10_000
     max_output_tokens: int | None = None
+    pass_fds: tuple[int, ...] = ()
+    on_exit: Callable[[], None] | None = None
 
 
 @dataclass(frozen=True)
@@ -137,7 +139,13 @@ class ProcessSessions:
         """
         started = asyncio.get_running_loop().time()
         argv = self._wrap(list(req.argv), req.cwd) if self._wrap else list(req.argv)
-        proc = spawn(argv, req.cwd, req.env, req.tty)
+        try:
+            proc = spawn(argv, req.cwd, req.env, req.tty, pass_fds=req.pass_fds)
+        except BaseException:
+            if req.on_exit is not None:
+                req.on_exit()
+            raise
+        proc.on_exit = req.on_exit
         self._running.add(proc)
         yield_ms = _clamp(req.yield_time_ms, EXEC_YIELD_MIN_MS, EXEC_YIELD_MAX_MS)
         return await self._collect(proc, None, started, yield_ms, req.max_output_tokens, on_output)
@@ -187,6 +195,8 @@ class ProcessSessions:
         self._sessions.clear()
         self._running.clear()
         await asyncio.gather(*(proc.kill_tree() for proc in procs))
+        for proc in procs:
+            proc.run_exit_hook()
 
     async def _collect(
         self,
@@ -246,6 +256,7 @@ class ProcessSessions:
             self._sessions.pop(session_id, None)
         self._running.discard(proc)
         await proc.kill_tree()
+        proc.run_exit_hook()
 
 
 def _clamp(value: int, low: int, high: int) -> int:

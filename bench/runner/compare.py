@@ -1,0 +1,122 @@
+"""Running workloads against targets, interleaved (A B A B …), and the harness's own ceilings."""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+import statistics
+import time
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+import orjson
+from bench.runner import history_workloads, resource_workloads, turn_workloads, ws_workloads
+from bench.runner.fake import FakeModel, stream_ceiling
+from bench.runner.framework import RunContext, Sample, Workload
+from bench.runner.rpc import Json, RpcError, RpcPeer
+from bench.runner.targets import Target
+
+from tether_testing.script import message, reply
+
+ALL_WORKLOADS: tuple[Workload, ...] = (
+    *turn_workloads.WORKLOADS,
+    *resource_workloads.WORKLOADS,
+    *history_workloads.WORKLOADS,
+    *ws_workloads.WORKLOADS,
+)
+RUN_ERRORS = (RpcError, OSError, RuntimeError, KeyError, ValueError)
+Results = dict[str, dict[str, list[Sample]]]
+Log = Callable[[str], None]
+
+
+@dataclass(frozen=True)
+class Plan:
+    """What to run: targets (A first), workloads, repetitions, where scratch files go."""
+
+    targets: list[Target]
+    workloads: list[Workload]
+    reps: int
+    scratch: Path
+    run_timeout_s: float = 300.0
+
+
+def _context(plan: Plan, target: Target, workload: Workload, run: str) -> RunContext:
+    base = plan.scratch / target.name
+    folder, shared, workspace = base / workload.id / run, base / workload.id / "shared", base / "workspace"
+    for path in (folder, shared, workspace):
+        path.mkdir(parents=True, exist_ok=True)
+    return RunContext(target, folder, shared, workspace)
+
+
+async def _guarded(plan: Plan, job: Callable[[], Awaitable[Sample]]) -> Sample:
+    try:
+        async with asyncio.timeout(plan.run_timeout_s):
+            return await job()
+    except RUN_ERRORS as exc:
+        return Sample(error=f"{type(exc).__name__}: {exc}"[:300])
+
+
+def _describe(sample: Sample) -> str:
+    if sample.error:
+        return f"ERROR {sample.error}"
+    values = "  ".join(f"{k}={'—' if v is None else f'{v:,.2f}'}" for k, v in sample.values.items())
+    return values + ("  | " + "; ".join(sample.notes) if sample.notes else "")
+
+
+async def run_plan(plan: Plan, log: Log) -> Results:
+    """Every workload: prepare per target, then reps x (each target in turn)."""
+    results: Results = {}
+    for workload in plan.workloads:
+        per_target = results.setdefault(workload.id, {t.name: [] for t in plan.targets})
+        broken: dict[str, Sample] = {}
+        for target in plan.targets:
+            if workload.prepare is not None:
+                started = time.perf_counter()
+                ctx = _context(plan, target, workload, "prepare")
+                prepared = await _guarded(plan, functools.partial(_prepare, workload, ctx))
+                log(f"{workload.id} prepare {target.name}: {time.perf_counter() - started:.1f} s")
+                if prepared.error:
+                    broken[target.name] = prepared
+                    log(f"  prepare failed: {prepared.error}")
+        for rep in range(plan.reps):
+            for target in plan.targets:
+                if target.name in broken:
+                    per_target[target.name].append(broken[target.name])
+                    continue
+                ctx = _context(plan, target, workload, f"rep{rep + 1}")
+                started = time.perf_counter()
+                sample = await _guarded(plan, functools.partial(workload.run, ctx))
+                per_target[target.name].append(sample)
+                took = time.perf_counter() - started
+                log(f"{workload.id} rep {rep + 1}/{plan.reps} {target.name:<8} ({took:4.1f} s) {_describe(sample)}")
+    return results
+
+
+async def _prepare(workload: Workload, ctx: RunContext) -> Sample:
+    assert workload.prepare is not None
+    await workload.prepare(ctx)
+    return Sample()
+
+
+async def ceilings(scratch: Path, deltas: int = turn_workloads.W3_DELTAS) -> Json:
+    """Deltas/s the fake model streams to a raw HTTP reader, and the client's own parse rate."""
+    script = [reply(message("tok " * deltas, deltas=deltas))]
+    rates: list[float] = []
+    async with FakeModel(script, scratch / "ceiling") as fake:
+        for _ in range(3):
+            seen, seconds = await stream_ceiling(fake.base_url)
+            rates.append(seen / seconds)
+    return {"fake_deltas_per_s": statistics.median(rates), "client_parse_per_s": _client_parse_rate(deltas)}
+
+
+def _client_parse_rate(count: int) -> float:
+    params = {"threadId": "t" * 36, "turnId": "u" * 36, "itemId": "msg_000001", "delta": "tok "}
+    line = orjson.dumps({"method": turn_workloads.DELTA, "params": params, "emittedAtMs": 1}) + b"\n"
+    blob = line * count
+    peer = RpcPeer()
+    started = time.perf_counter()
+    rest = b""
+    for offset in range(0, len(blob), 1 << 18):
+        rest = peer.feed_lines(rest + blob[offset : offset + (1 << 18)])
+    return count / (time.perf_counter() - started)

@@ -1,0 +1,115 @@
+"""W1-W4: start-up, turn latency, streaming throughput, concurrent turns."""
+
+from __future__ import annotations
+
+import asyncio
+import statistics
+import time
+
+from bench.runner.framework import (
+    Metric,
+    RunContext,
+    Sample,
+    Workload,
+    percentile,
+    run_turn,
+    start_thread,
+)
+
+from tether_testing.script import message, reply, text_reply
+
+DELTA = "item/agentMessage/delta"
+W1_SPAWNS = 3
+W2_TURNS = 50
+W3_DELTAS = 20_000
+W4_THREADS, W4_TURNS = 20, 5
+
+
+async def spawn_to_initialize(ctx: RunContext) -> Sample:
+    """W1: median over a few spawns of the time from exec to the `initialize` answer."""
+    times: list[float] = []
+    async with ctx.fake([text_reply("ok", deltas=1)]) as fake:
+        for _ in range(W1_SPAWNS):
+            started = time.perf_counter()
+            async with ctx.server(fake.base_url, home=ctx.shared / "home") as server:
+                await server.initialize()
+                times.append((time.perf_counter() - started) * 1000)
+    return Sample({"init_ms": statistics.median(times)})
+
+
+async def sequential_turns(ctx: RunContext) -> Sample:
+    """W2: one-delta turns one after another on one thread; turn/start → turn/completed."""
+    async with ctx.fake([text_reply("ok", deltas=1)]) as fake, ctx.server(fake.base_url) as server:
+        await server.initialize()
+        thread_id = await start_thread(server, ctx.workspace)
+        await run_turn(server, thread_id)  # warm-up: first-turn costs are W1's business
+        latencies: list[float] = []
+        for _ in range(W2_TURNS):
+            started = time.perf_counter()
+            await run_turn(server, thread_id)
+            latencies.append((time.perf_counter() - started) * 1000)
+    return Sample({"p50_ms": percentile(latencies, 50), "p95_ms": percentile(latencies, 95)})
+
+
+async def streaming(ctx: RunContext) -> Sample:
+    """W3: one turn streaming many deltas; deltas/s from turn/start to the last delta."""
+    script = [reply(message("tok " * W3_DELTAS, deltas=W3_DELTAS))]
+    async with ctx.fake(script) as fake, ctx.server(fake.base_url) as server:
+        await server.initialize()
+        thread_id = await start_thread(server, ctx.workspace)
+        started = time.perf_counter()
+        await run_turn(server, thread_id)
+        seen = server.counts.get(DELTA, 0)
+        first, last = server.first_at.get(DELTA, started), server.last_at.get(DELTA, started)
+    sample = Sample({"deltas_per_s": seen / (last - started) if seen else None})
+    sample.notes.append(f"first→last delta {max(seen - 1, 0) / max(last - first, 1e-9):,.0f}/s")
+    if seen != W3_DELTAS:
+        sample.notes.append(f"{seen} deltas arrived, {W3_DELTAS} were streamed")
+    return sample
+
+
+async def concurrent_turns(ctx: RunContext) -> Sample:
+    """W4: many threads each running a few turns back to back, all at once, on one connection."""
+    async with ctx.fake([text_reply("ok", deltas=1)]) as fake, ctx.server(fake.base_url) as server:
+        await server.initialize()
+        threads = [await start_thread(server, ctx.workspace) for _ in range(W4_THREADS)]
+
+        async def turns_on(thread_id: str) -> None:
+            for _ in range(W4_TURNS):
+                await run_turn(server, thread_id)
+
+        started = time.perf_counter()
+        await asyncio.gather(*(turns_on(thread_id) for thread_id in threads))
+        elapsed = time.perf_counter() - started
+    return Sample({"turns_per_s": W4_THREADS * W4_TURNS / elapsed})
+
+
+WORKLOADS = (
+    Workload(
+        "W1",
+        "spawn → initialize answered",
+        (Metric("init_ms", "spawn→initialize", "ms", 1.0, "~200 ms"),),
+        spawn_to_initialize,
+    ),
+    Workload(
+        "W2",
+        f"{W2_TURNS} sequential one-delta turns on one thread",
+        (
+            Metric("p50_ms", "turn p50", "ms", 0.1, "~66 ms"),
+            Metric("p95_ms", "turn p95", "ms", 0.1, "~78 ms"),
+        ),
+        sequential_turns,
+    ),
+    Workload(
+        "W3",
+        f"one turn streaming {W3_DELTAS:,} deltas",
+        (Metric("deltas_per_s", "deltas/s", "1/s", 3.0, "~19,600/s", higher_is_better=True),),
+        streaming,
+    ),
+    Workload(
+        "W4",
+        f"{W4_THREADS} threads x {W4_TURNS} turns at once, one connection",
+        (Metric("turns_per_s", "turns/s", "1/s", 5.0, "~28/s", higher_is_better=True),),
+        concurrent_turns,
+    ),
+)

@@ -1,0 +1,7 @@
+"""Entry point: `python -m conformance ...`."""
+
+import sys
+
+from conformance.cli import main
+
+sys.exit(main())

@@ -1,0 +1,5 @@
+"""The cases. Importing this package registers every case in `conformance.manifest.CASES`."""
+
+from conformance.cases import approvals, backpressure, errors, handshake, multiclient, threads, tools, turns
+
+__all__ = ["approvals", "backpressure", "errors", "handshake", "multiclient", "threads", "tools", "turns"]

@@ -1,0 +1,138 @@
+"""Thread lifecycle: start, read, list, name, archive, unarchive, delete, resume after restart."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from conformance.client import Client
+from conformance.context import CaseContext
+from conformance.manifest import case
+from conformance.shape import error_code, of_method
+from tether_testing import script
+
+
+async def listed(client: Client, thread_id: str, **params: Any) -> dict[str, Any] | None:
+    """The thread's row in `thread/list`, or None."""
+    result = await client.request("thread/list", params)
+    return next((t for t in result["data"] if t["id"] == thread_id), None)
+
+
+@case(
+    "thread.start-and-read",
+    requires=[
+        "thread.start-result",
+        "thread.started-after-result",
+        "thread.sandbox-projection",
+        "thread.loaded-list",
+        "thread.read",
+        "thread.list-unmaterialized-hidden",
+    ],
+)
+async def start_and_read(ctx: CaseContext) -> None:
+    """A fresh thread: its start result, its announcement, and how it reads and lists."""
+    client = await ctx.ready_client()
+    mark = client.mark()
+    result = await client.request("thread/start", {"cwd": str(ctx.workdir)})
+    thread = result["thread"]
+    shape = (thread["status"], thread["turns"], thread["preview"], result["cwd"])
+    ctx.expect("thread.start-result", shape, ({"type": "idle"}, [], "", str(ctx.workdir)), "status/turns/preview/cwd")
+    present = [k for k in ("model", "modelProvider", "approvalPolicy", "sandbox") if result.get(k)]
+    ctx.expect("thread.start-result", present, ["model", "modelProvider", "approvalPolicy", "sandbox"], "settings")
+    started = await client.notification("thread/started", after=mark)
+    log = client.since(mark)
+    reply_at = next(i for i, m in enumerate(log) if m.get("result") is result)
+    ctx.check("thread.started-after-result",
+              started["params"]["thread"]["id"] == thread["id"] and log.index(started) > reply_at,
+              f"thread/started {started['params']['thread']['id']} at {log.index(started)}, reply at {reply_at}")
+    ctx.expect("thread.sandbox-projection", result["sandbox"]["type"], "readOnly", "default sandbox")
+    for mode, kind in (("workspace-write", "workspaceWrite"), ("danger-full-access", "dangerFullAccess")):
+        other = await client.request("thread/start", {"cwd": str(ctx.workdir), "sandbox": mode})
+        ctx.expect("thread.sandbox-projection", other["sandbox"]["type"], kind, f"sandbox {mode}")
+    loaded = await client.request("thread/loaded/list", {})
+    ctx.check("thread.loaded-list", thread["id"] in loaded["data"], f"loaded {loaded}")
+    read = await client.request("thread/read", {"threadId": thread["id"]})
+    ctx.check("thread.read", read["thread"]["id"] == thread["id"] and "readState" in read, f"read {read}")
+    ctx.check("thread.list-unmaterialized-hidden", await listed(client, thread["id"]) is None, "listed")
+
+
+@case(
+    "thread.lifecycle",
+    requires=[
+        "thread.list-after-turn",
+        "thread.read-include-turns",
+        "thread.name-set",
+        "thread.name-empty-rejected",
+        "thread.archive",
+        "thread.unarchive",
+        "thread.delete",
+    ],
+    model=[script.text_reply("Noted.", deltas=2)],
+)
+async def lifecycle(ctx: CaseContext) -> None:
+    """One thread through a turn, a rename, archive, unarchive and delete."""
+    client = await ctx.ready_client()
+    thread_id = await ctx.start_thread(client)
+    await ctx.run_turn(client, thread_id, "first question")
+    row = await listed(client, thread_id)
+    ctx.expect("thread.list-after-turn", row and row["preview"], "first question", "listed preview")
+    read = await client.request("thread/read", {"threadId": thread_id, "includeTurns": True})
+    turns = read["thread"]["turns"]
+    shape = [(t["status"], [i["type"] for i in t["items"]]) for t in turns]
+    ctx.expect("thread.read-include-turns", shape, [("completed", ["userMessage", "agentMessage"])], "turns")
+    await rename(ctx, client, thread_id)
+    await archive_cycle(ctx, client, thread_id)
+    mark = client.mark()
+    deleted = await client.request("thread/delete", {"threadId": thread_id})
+    note = await client.notification("thread/deleted", after=mark)
+    gone = await client.call("thread/read", {"threadId": thread_id})
+    ctx.check("thread.delete", deleted == {} and note["params"]["threadId"] == thread_id and "error" in gone,
+              f"delete {deleted}, read afterwards {gone}")
+
+
+async def rename(ctx: CaseContext, client: Client, thread_id: str) -> None:
+    """`thread/name/set`, then an empty name."""
+    mark = client.mark()
+    result = await client.request("thread/name/set", {"threadId": thread_id, "name": "Conformance thread"})
+    note = await client.notification("thread/name/updated", after=mark)
+    ctx.expect("thread.name-set", (result, note["params"].get("threadId"), note["params"].get("threadName")),
+               ({}, thread_id, "Conformance thread"), "result and notification")
+    empty = await client.call("thread/name/set", {"threadId": thread_id, "name": ""})
+    ctx.expect("thread.name-empty-rejected", error_code(empty), -32600, "empty name")
+
+
+async def archive_cycle(ctx: CaseContext, client: Client, thread_id: str) -> None:
+    """Archive, list both ways, unarchive, list again."""
+    mark = client.mark()
+    result = await client.request("thread/archive", {"threadId": thread_id})
+    note = await client.notification("thread/archived", after=mark)
+    hidden = await listed(client, thread_id) is None
+    shown = await listed(client, thread_id, archived=True) is not None
+    ctx.expect("thread.archive", (result, note["params"]["threadId"], hidden, shown), ({}, thread_id, True, True),
+               "(result, archived id, hidden by default, listed as archived)")
+    mark = client.mark()
+    result = await client.request("thread/unarchive", {"threadId": thread_id})
+    note = await client.notification("thread/unarchived", after=mark)
+    back = await listed(client, thread_id) is not None
+    ctx.expect("thread.unarchive", (result["thread"]["id"], note["params"]["threadId"], back),
+               (thread_id, thread_id, True), "(thread id, unarchived id, listed again)")
+
+
+@case(
+    "thread.resume-after-restart",
+    requires=["thread.resume-after-restart"],
+    model=[script.text_reply("First answer.", deltas=2), script.text_reply("Second answer.", deltas=2)],
+)
+async def resume_after_restart(ctx: CaseContext) -> None:
+    """A turn, a server restart on the same home, `thread/resume`, another turn."""
+    client = await ctx.ready_client()
+    thread_id = await ctx.start_thread(client)
+    await ctx.run_turn(client, thread_id, "remember this")
+    await ctx.stop_servers()
+    client = await ctx.ready_client("after-restart")
+    resumed = await client.request("thread/resume", {"threadId": thread_id})
+    turns = [t["status"] for t in resumed["thread"]["turns"]]
+    ctx.expect("thread.resume-after-restart", turns, ["completed"], "resumed turns")
+    _, done = await ctx.run_turn(client, thread_id, "and now?")
+    ctx.expect("thread.resume-after-restart", done["params"]["turn"]["status"], "completed", "next turn")
+    statuses = [m["params"]["turn"]["status"] for m in of_method(client.messages, "turn/completed")]
+    ctx.expect("thread.resume-after-restart", statuses, ["completed"], "turn/completed after resume")

@@ -1,0 +1,157 @@
+"""`tether app-server daemon start|stop|status` and `tether app-server proxy`.
+
+The managed daemon is `tether app-server --listen unix:// --pid-file …` in its own session. It holds
+an exclusive lock on its pid file while it lives, so the lock (not a pid that may be reused) says
+whether it runs.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import fcntl
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from websockets.asyncio.client import ClientConnection, unix_connect
+from websockets.exceptions import ConnectionClosed
+
+from tether_server.serve import PID_FILE
+from tether_server.transports import unix
+from tether_server.transports.stdio import StdioStream
+from tether_server.transports.websocket import MAX_MESSAGE_BYTES
+
+START_TIMEOUT_S = 30.0
+STOP_TIMEOUT_S = 120.0
+_POLL_S = 0.05
+LOG_FILE = "app-server.log"
+
+
+def pid_file(home: Path) -> Path:
+    return home / unix.CONTROL_DIR / PID_FILE
+
+
+def running_pid(path: Path) -> int | None:
+    """The pid of the daemon holding `path`'s lock, or None when no daemon runs."""
+    try:
+        fd = os.open(path, os.O_RDONLY)
+    except FileNotFoundError:
+        return None
+    try:
+        fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+    except BlockingIOError:
+        text = os.pread(fd, 32, 0).decode(errors="replace").strip()
+        os.close(fd)
+        return int(text) if text.isdigit() else -1
+    os.close(fd)
+    return None
+
+
+def manage(action: str, home: Path, listens: list[str]) -> int:
+    """Run one `daemon` action; returns the exit status (status: 0 running, 3 not running)."""
+    path = pid_file(home)
+    if action == "start":
+        return _start(home, path, listens)
+    if action == "stop":
+        return _stop(path)
+    pid = running_pid(path)
+    if pid is None:
+        _say("tether app-server daemon is not running")
+        return 3
+    _say(f"tether app-server daemon is running (pid {pid}); control socket {unix.default_socket_path(home)}")
+    return 0
+
+
+def _start(home: Path, path: Path, listens: list[str]) -> int:
+    pid = running_pid(path)
+    if pid is not None:
+        _say(f"tether app-server daemon is already running (pid {pid})")
+        return 0
+    socket_path = unix.default_socket_path(home)
+    if "unix://" not in listens:
+        listens = ["unix://", *listens]
+    argv = [sys.executable, "-m", "tether_server", "app-server", "--pid-file", str(path)]
+    for url in listens:
+        argv += ["--listen", url]
+    socket_path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+    with (socket_path.parent / LOG_FILE).open("ab") as log_file:
+        child = subprocess.Popen(
+            argv,
+            stdin=subprocess.DEVNULL,
+            stdout=log_file,
+            stderr=log_file,
+            start_new_session=True,
+            env={**os.environ, "TETHER_HOME": str(home)},
+        )
+    deadline = time.monotonic() + START_TIMEOUT_S
+    while time.monotonic() < deadline:
+        if child.poll() is not None:
+            _say(f"tether app-server daemon failed to start (exit {child.returncode}); see {log_file.name}")
+            return 1
+        if running_pid(path) == child.pid and unix.is_live(socket_path):
+            _say(f"tether app-server daemon started (pid {child.pid}); control socket {socket_path}")
+            return 0
+        time.sleep(_POLL_S)
+    _say("tether app-server daemon did not become ready in time")
+    return 1
+
+
+def _stop(path: Path) -> int:
+    pid = running_pid(path)
+    if pid is None or pid <= 0:
+        _say("tether app-server daemon is not running")
+        return 0
+    os.kill(pid, signal.SIGTERM)
+    deadline = time.monotonic() + STOP_TIMEOUT_S
+    while time.monotonic() < deadline:
+        if running_pid(path) is None:
+            _say(f"tether app-server daemon stopped (pid {pid})")
+            return 0
+        time.sleep(_POLL_S)
+    _say(f"tether app-server daemon (pid {pid}) is still draining; run `stop` again to force it")
+    return 1
+
+
+def _say(line: str) -> None:
+    sys.stderr.write(line + "\n")
+
+
+async def proxy(socket_path: Path) -> int:
+    """Relay JSONL on stdio to the control socket, one line a WebSocket text frame, both ways."""
+    try:
+        sock = unix.connect(socket_path)
+    except OSError as exc:
+        _say(f"tether: cannot connect to {socket_path}: {exc.strerror}")
+        return 1
+    sock.setblocking(False)
+    stdio = StdioStream()
+    async with unix_connect(
+        sock=sock, uri="ws://localhost/rpc", max_size=MAX_MESSAGE_BYTES, compression=None
+    ) as ws:
+        upstream = asyncio.create_task(_to_socket(stdio, ws))
+        downstream = asyncio.create_task(_to_stdio(ws, stdio))
+        await asyncio.wait({upstream, downstream}, return_when=asyncio.FIRST_COMPLETED)
+        upstream.cancel()
+        await ws.close()
+        await downstream
+    await stdio.close()
+    return 0
+
+
+async def _to_socket(stdio: StdioStream, ws: ClientConnection) -> None:
+    try:
+        async for frame in stdio.frames():
+            await ws.send(frame, text=True)
+    except ConnectionClosed:
+        return
+
+
+async def _to_stdio(ws: ClientConnection, stdio: StdioStream) -> None:
+    try:
+        async for message in ws:
+            await stdio.send(message.encode() if isinstance(message, str) else message)
+    except (ConnectionClosed, ConnectionError):
+        return

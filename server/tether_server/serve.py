@@ -1,0 +1,354 @@
+"""Listener orchestration: run the app on any mix of stdio, the control socket and WebSocket listeners.
+
+Every connection, whatever its transport, is one `rpc.Connection` served by the one Dispatcher.
+SIGTERM/SIGINT/SIGHUP start a drain (protocol.md §1.5): connections stay, new turns are refused,
+running turns finish, then the server stops; a second SIGTERM/SIGINT stops it at once.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import fcntl
+import ipaddress
+import os
+import signal
+import ssl
+import sys
+from collections.abc import Coroutine
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit
+
+from websockets.asyncio.server import Server, ServerConnection, serve, unix_serve
+
+from tether_server import log
+from tether_server.app import App
+from tether_server.errors import ConfigError
+from tether_server.rpc.connection import Connection
+from tether_server.rpc.dispatcher import Dispatcher
+from tether_server.transports import unix
+from tether_server.transports.http import advertise_limit, tcp_gate, unix_gate
+from tether_server.transports.stdio import StdioStream
+from tether_server.transports.websocket import CLOSE_GRACE_S, MAX_MESSAGE_BYTES, WebSocketStream
+from tether_server.transports.ws_auth import WsAuth
+
+_log = log.get("tether.serve")
+PID_FILE = "app-server.pid"
+_STOP_GRACE_S = 10.0
+
+
+@dataclass(frozen=True)
+class Listen:
+    """One `--listen` URL, parsed. `scheme` is `stdio`, `unix`, `ws` or `wss`."""
+
+    scheme: str
+    path: Path | None = None
+    host: str = ""
+    port: int = 0
+    default_path: bool = False
+
+    @property
+    def is_loopback(self) -> bool:
+        if self.host == "localhost":
+            return True
+        try:
+            return ipaddress.ip_address(self.host).is_loopback
+        except ValueError:
+            return False
+
+
+@dataclass
+class ServeOptions:
+    """How to serve: listeners, WebSocket auth and TLS, per-connection limits, managed-daemon pid file."""
+
+    listens: list[Listen]
+    auth: WsAuth | None = None
+    tls_cert: Path | None = None
+    tls_key: Path | None = None
+    outbox_capacity: int = 4096
+    max_message_bytes: int = MAX_MESSAGE_BYTES
+    pid_file: Path | None = None
+
+
+def parse_listen(url: str, home: Path) -> Listen:
+    """Parse a `--listen` URL: `stdio://`, `unix://`, `unix://PATH`, `ws://IP:PORT`, `wss://IP:PORT`.
+
+    Raises:
+        ConfigError: an unknown scheme or a WebSocket URL without a port.
+    """
+    if url == "stdio://":
+        return Listen("stdio")
+    if url.startswith("unix://"):
+        rest = url.removeprefix("unix://")
+        if not rest:
+            return Listen("unix", unix.default_socket_path(home), default_path=True)
+        return Listen("unix", Path(rest).expanduser().absolute())
+    parts = urlsplit(url)
+    if parts.scheme in ("ws", "wss"):
+        try:
+            port = parts.port
+        except ValueError:
+            port = None
+        if port is None or not parts.hostname:
+            raise ConfigError(f"--listen {url}: expected {parts.scheme}://IP:PORT", key="--listen")
+        return Listen(parts.scheme, host=parts.hostname, port=port)
+    raise ConfigError(
+        f"unsupported --listen {url!r}; expected stdio://, unix://, unix://PATH, ws://IP:PORT or wss://IP:PORT",
+        key="--listen",
+    )
+
+
+def check_options(options: ServeOptions) -> None:
+    """Refuse combinations that must not start (before anything is opened).
+
+    Raises:
+        ConfigError: a non-loopback WebSocket listener without auth, TLS flags that do not match.
+    """
+    sockets = [lst for lst in options.listens if lst.scheme in ("ws", "wss")]
+    for lst in sockets:
+        if not lst.is_loopback and options.auth is None:
+            raise ConfigError(
+                f"refusing to start non-loopback websocket listener {lst.host}:{lst.port} without auth; "
+                "configure `--ws-auth capability-token` or `--ws-auth signed-bearer-token`",
+                key="--ws-auth",
+            )
+    wants_tls = any(lst.scheme == "wss" for lst in sockets)
+    has_tls = options.tls_cert is not None or options.tls_key is not None
+    if wants_tls and (options.tls_cert is None or options.tls_key is None):
+        raise ConfigError("wss:// needs both --tls-cert and --tls-key", key="--tls-cert")
+    if has_tls and not wants_tls:
+        raise ConfigError("--tls-cert/--tls-key need a wss:// listener", key="--tls-cert")
+    if options.auth is not None and not sockets:
+        raise ConfigError("--ws-auth needs a ws:// or wss:// listener", key="--ws-auth")
+    if [lst.scheme for lst in options.listens].count("stdio") > 1:
+        raise ConfigError("stdio:// can be listened on once", key="--listen")
+
+
+def private_paths(home: Path, options: ServeOptions | None = None) -> list[Path]:
+    """Paths sandboxed commands must not see: the control directory, sockets and credential files."""
+    paths = [home / unix.CONTROL_DIR]
+    if options is not None:
+        paths += [lst.path for lst in options.listens if lst.path is not None and not lst.default_path]
+        source = getattr(options.auth, "source", None)
+        if source is not None:
+            paths.append(source)
+        if options.tls_key is not None:
+            paths.append(options.tls_key)
+    return paths
+
+
+def lock_pid_file(path: Path) -> int:
+    """Hold an exclusive lock on `path` for the life of the process and write our pid into it.
+
+    Raises:
+        ConfigError: another process holds it (a daemon already runs).
+    """
+    path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError as exc:
+        os.close(fd)
+        raise ConfigError(f"an app-server daemon already runs (pid file {path} is locked)") from exc
+    os.ftruncate(fd, 0)
+    os.write(fd, f"{os.getpid()}\n".encode())
+    return fd
+
+
+class Listeners:
+    """The running listeners of one app, their connections, and the drain/stop state machine."""
+
+    def __init__(self, app: App, options: ServeOptions) -> None:
+        self.app = app
+        self.options = options
+        self._dispatcher: Dispatcher | None = None
+        self._ws_servers: list[_Listener] = []
+        self._sockets: list[Path] = []
+        self._tasks: set[asyncio.Task[None]] = set()
+        self._stop = asyncio.Event()
+        self._drain: asyncio.Task[None] | None = None
+        self._signals = 0
+
+    async def run(self) -> int:
+        """Serve until stopped; returns the exit status."""
+        pid_fd = lock_pid_file(self.options.pid_file) if self.options.pid_file else None
+        self._dispatcher = await self.app.start()
+        try:
+            await self._open_listeners()
+            self._install_signals()
+            await self._stop.wait()
+        finally:
+            await self._shut_down()
+            if pid_fd is not None and self.options.pid_file is not None:
+                self.options.pid_file.unlink(missing_ok=True)
+                os.close(pid_fd)
+        return 0
+
+    # ---- listeners ---------------------------------------------------------------------------
+
+    async def _open_listeners(self) -> None:
+        for lst in self.options.listens:
+            if lst.scheme == "stdio":
+                self._spawn(self._serve_stdio())
+            elif lst.scheme == "unix":
+                await self._open_unix(lst)
+            else:
+                await self._open_tcp(lst)
+
+    async def _open_unix(self, lst: Listen) -> None:
+        assert lst.path is not None
+        sock = unix.bind(lst.path, default=lst.default_path)
+        self._sockets.append(lst.path)
+        server = await unix_serve(
+            self._serve_ws,
+            sock=sock,
+            process_request=unix_gate(self.request_stop),
+            process_response=advertise_limit,
+            max_size=self.options.max_message_bytes,
+            compression=None,
+            close_timeout=CLOSE_GRACE_S,
+        )
+        self._ws_servers.append(_Listener(server, f"unix {lst.path}"))
+        _banner("tether app-server (control socket)", f"listening on: unix://{lst.path}")
+
+    async def _open_tcp(self, lst: Listen) -> None:
+        tls = None
+        if lst.scheme == "wss":
+            assert self.options.tls_cert is not None and self.options.tls_key is not None
+            tls = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+            tls.load_cert_chain(self.options.tls_cert, self.options.tls_key)
+        try:
+            server = await serve(
+                self._serve_ws,
+                lst.host,
+                lst.port,
+                process_request=tcp_gate(self.options.auth),
+                ssl=tls,
+                max_size=self.options.max_message_bytes,
+                compression=None,
+                close_timeout=CLOSE_GRACE_S,
+            )
+        except OSError as exc:
+            raise ConfigError(
+                f"cannot listen on {lst.host}:{lst.port}: {exc.strerror}", key="--listen"
+            ) from exc
+        port = server.sockets[0].getsockname()[1]
+        host = f"[{lst.host}]" if ":" in lst.host else lst.host
+        http = "https" if tls else "http"
+        self._ws_servers.append(_Listener(server, f"{lst.scheme} {host}:{port}"))
+        _banner(
+            "tether app-server (WebSockets)",
+            f"listening on: {lst.scheme}://{host}:{port}",
+            f"readyz: {http}://{host}:{port}/readyz",
+            f"healthz: {http}://{host}:{port}/healthz",
+        )
+
+    # ---- connections -------------------------------------------------------------------------
+
+    def _spawn(self, coro: Coroutine[Any, Any, None]) -> None:
+        task = asyncio.create_task(coro)
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    async def _serve_stdio(self) -> None:
+        assert self._dispatcher is not None
+        await self._dispatcher.serve(Connection(StdioStream(), outbox_capacity=self.options.outbox_capacity))
+        # EOF on stdin ends a stdio server, as it always has.
+        self._stop.set()
+
+    async def _serve_ws(self, ws: ServerConnection) -> None:
+        assert self._dispatcher is not None
+        peer = ws.remote_address
+        label = f"ws {peer[0]}:{peer[1]}" if isinstance(peer, tuple) else "unix"
+        stream = WebSocketStream(ws, label)
+        conn = Connection(stream, outbox_capacity=self.options.outbox_capacity)
+        serving = asyncio.create_task(self._dispatcher.serve(conn))
+        closed = asyncio.create_task(conn.closed.wait())
+        try:
+            await asyncio.wait({serving, closed}, return_when=asyncio.FIRST_COMPLETED)
+            if not serving.done():
+                await _finish(serving, stream)
+        finally:
+            closed.cancel()
+
+    # ---- stopping ----------------------------------------------------------------------------
+
+    def request_stop(self) -> bool:
+        """Drain then stop, as on SIGTERM; False when this server is not a managed daemon."""
+        if self.options.pid_file is None:
+            return False
+        self._on_signal("shutdown-request")
+        return True
+
+    def _install_signals(self) -> None:
+        loop = asyncio.get_running_loop()
+        for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
+            loop.add_signal_handler(sig, self._on_signal, sig.name)
+
+    def _on_signal(self, name: str) -> None:
+        self._signals += 1
+        _log.info("signal.received", signal=name, count=self._signals)
+        if self._drain is None:
+            _log.info("server.draining")
+            self._drain = asyncio.create_task(self._drain_then_stop())
+        elif name != "SIGHUP":
+            self._stop.set()
+
+    async def _drain_then_stop(self) -> None:
+        await self.app.drain()
+        self._stop.set()
+
+    async def _shut_down(self) -> None:
+        if self._drain is not None:
+            self._drain.cancel()
+        if self._dispatcher is not None:
+            for conn in list(self._dispatcher.connections):
+                conn.shutdown("server stopping")
+        for entry in self._ws_servers:
+            entry.server.close()
+        await self._wait_stopped()
+        for path in self._sockets:
+            path.unlink(missing_ok=True)
+        await self.app.close()
+
+    async def _wait_stopped(self) -> None:
+        waits = [entry.server.wait_closed() for entry in self._ws_servers]
+        pending = [*waits, *(asyncio.shield(t) for t in self._tasks)]
+        if not pending:
+            return
+        try:
+            async with asyncio.timeout(_STOP_GRACE_S):
+                await asyncio.gather(*pending)
+        except TimeoutError:
+            _log.warning("server.stop_timeout")
+            for task in self._tasks:
+                task.cancel()
+
+
+@dataclass(frozen=True)
+class _Listener:
+    server: Server
+    label: str
+
+
+async def _finish(serving: asyncio.Task[None], stream: WebSocketStream) -> None:
+    """The connection was told to close: let its writer flush, but never wait on a peer that does not read."""
+    if stream.stalled:
+        stream.abort()
+    try:
+        async with asyncio.timeout(CLOSE_GRACE_S * 2):
+            await asyncio.shield(serving)
+    except TimeoutError:
+        stream.abort()
+        await serving
+
+
+def _banner(*lines: str) -> None:
+    sys.stderr.write("".join(f"{line}\n" for line in lines))
+    sys.stderr.flush()
+
+
+async def serve_app(app: App, options: ServeOptions) -> int:
+    """Run `app` on the listeners of `options` until a drain completes or stdin reaches EOF."""
+    return await Listeners(app, options).run()

@@ -1,0 +1,72 @@
+"""The HTTP side of the WebSocket listeners: what is answered before (or instead of) the upgrade."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from http import HTTPStatus
+from urllib.parse import urlsplit
+
+from websockets.asyncio.server import ServerConnection
+from websockets.http11 import Request, Response
+
+from tether_server.transports.websocket import MAX_MESSAGE_BYTES
+from tether_server.transports.ws_auth import WsAuth, authorize
+
+ProcessRequest = Callable[[ServerConnection, Request], Response | None]
+ProcessResponse = Callable[[ServerConnection, Request, Response], Response | None]
+
+HEALTH_PATHS = frozenset({"/readyz", "/healthz"})
+MAX_MESSAGE_HEADER = "x-codex-websocket-max-unfragmented-message-bytes"
+
+
+def _is_upgrade(request: Request) -> bool:
+    return any("websocket" in value.lower() for value in request.headers.get_all("Upgrade"))
+
+
+def tcp_gate(auth: WsAuth | None) -> ProcessRequest:
+    """The TCP listener's checks, in Codex's order.
+
+    Origin → 403, health paths → 200, not an upgrade → 400, failed auth → 401.
+    """
+
+    def process_request(conn: ServerConnection, request: Request) -> Response | None:
+        # Browsers always send Origin; refusing it keeps web pages off a local daemon.
+        if "Origin" in request.headers:
+            return conn.respond(HTTPStatus.FORBIDDEN, "")
+        if urlsplit(request.path).path in HEALTH_PATHS:
+            return conn.respond(HTTPStatus.OK, "")
+        if not _is_upgrade(request):
+            return conn.respond(HTTPStatus.BAD_REQUEST, "expected a WebSocket upgrade\n")
+        if auth is not None:
+            failure = authorize(auth, request.headers.get("Authorization"))
+            if failure is not None:
+                return conn.respond(HTTPStatus.UNAUTHORIZED, failure)
+        return None
+
+    return process_request
+
+
+def unix_gate(on_shutdown: Callable[[], bool]) -> ProcessRequest:
+    """The control socket: no auth (file permissions are the gate); `/daemon/shutdown` for managed daemons.
+
+    Args:
+        on_shutdown: asked to stop the server; False when this server is not a managed daemon.
+    """
+
+    def process_request(conn: ServerConnection, request: Request) -> Response | None:
+        if urlsplit(request.path).path == "/daemon/shutdown":
+            if on_shutdown():
+                return conn.respond(HTTPStatus.OK, "shutting down")
+            return conn.respond(HTTPStatus.FORBIDDEN, "unmanaged server")
+        if not _is_upgrade(request):
+            return conn.respond(HTTPStatus.BAD_REQUEST, "expected a WebSocket upgrade\n")
+        return None
+
+    return process_request
+
+
+def advertise_limit(conn: ServerConnection, request: Request, response: Response) -> Response | None:
+    """Adds the control socket's message-size header to the 101 response."""
+    if response.status_code == HTTPStatus.SWITCHING_PROTOCOLS:
+        response.headers[MAX_MESSAGE_HEADER] = str(MAX_MESSAGE_BYTES)
+    return None

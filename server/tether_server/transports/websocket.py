@@ -1,0 +1,71 @@
+"""WebSocket connections (TCP or the control socket) as FrameStreams: one JSON-RPC message a text frame."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator
+
+from websockets.asyncio.server import ServerConnection
+from websockets.exceptions import ConnectionClosed
+from websockets.frames import CloseCode
+
+from tether_server import log
+
+_log = log.get("tether.transport")
+
+# Codex's limit for one unfragmented message (advertised on the control socket).
+MAX_MESSAGE_BYTES = 16 * 1024 * 1024
+CLOSE_GRACE_S = 5.0
+_CLOSE_CODES = {
+    "": CloseCode.NORMAL_CLOSURE,
+    "peer closed": CloseCode.NORMAL_CLOSURE,
+    "server stopping": CloseCode.GOING_AWAY,
+}
+
+
+class WebSocketStream:
+    """Adapts a websockets server connection to the FrameStream protocol.
+
+    Binary frames are not JSON-RPC messages: they are dropped with a log line, as Codex does.
+    """
+
+    def __init__(self, ws: ServerConnection, label: str) -> None:
+        self._ws = ws
+        self.label = label
+        self._sending = False
+
+    @property
+    def stalled(self) -> bool:
+        """Whether a send is waiting for the peer to read: the transport's buffer is full."""
+        return self._sending
+
+    async def frames(self) -> AsyncIterator[bytes]:
+        try:
+            async for message in self._ws:
+                if isinstance(message, str):
+                    yield message.encode()
+                else:
+                    _log.warning("websocket.binary_dropped", transport=self.label, size=len(message))
+        except ConnectionClosed:
+            return
+
+    async def send(self, frame: bytes) -> None:
+        self._sending = True
+        try:
+            await self._ws.send(frame, text=True)
+        except ConnectionClosed as exc:
+            raise ConnectionError(str(exc)) from exc
+        finally:
+            self._sending = False
+
+    async def close(self, reason: str = "") -> None:
+        code = _CLOSE_CODES.get(reason, CloseCode.POLICY_VIOLATION)
+        try:
+            async with asyncio.timeout(CLOSE_GRACE_S):
+                await self._ws.close(code, reason[:120])
+        except TimeoutError:
+            self.abort()
+
+    def abort(self) -> None:
+        """Drop the connection at once (a peer that does not read cannot receive a close frame)."""
+        self._ws.transport.abort()

@@ -1,0 +1,186 @@
+"""WebSocket bearer-token auth for the TCP listener, with Codex's flags, checks and 401 reasons.
+
+Two modes: a capability token (only its SHA-256 digest is kept; compared in constant time) or a
+signed bearer token (a JWT signed with HS256 by a shared secret, `exp` required).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+import jwt
+
+from tether_server.errors import ConfigError
+
+MISSING = "missing websocket bearer token"
+BAD_HEADER = "invalid authorization header"
+BAD_TOKEN = "invalid websocket bearer token"
+BAD_JWT = "invalid websocket jwt"
+EXPIRED = "expired websocket jwt"
+NOT_YET_VALID = "websocket jwt is not valid yet"
+ISSUER_MISMATCH = "websocket jwt issuer mismatch"
+AUDIENCE_MISMATCH = "websocket jwt audience mismatch"
+
+MIN_SECRET_BYTES = 32
+DEFAULT_SKEW_S = 30
+
+
+@dataclass(frozen=True)
+class CapabilityToken:
+    """Accepts the one token whose SHA-256 digest is `digest`."""
+
+    digest: bytes
+    source: Path | None = None
+
+    def check(self, token: str) -> str | None:
+        presented = hashlib.sha256(token.encode()).digest()
+        return None if hmac.compare_digest(presented, self.digest) else BAD_TOKEN
+
+
+@dataclass(frozen=True)
+class SignedBearer:
+    """Accepts HS256 JWTs signed with `secret`, unexpired, with the configured issuer/audience."""
+
+    secret: bytes
+    source: Path
+    issuer: str | None = None
+    audience: str | None = None
+    skew_s: int = DEFAULT_SKEW_S
+
+    def check(self, token: str) -> str | None:
+        try:
+            jwt.decode(
+                token,
+                self.secret,
+                algorithms=["HS256"],
+                issuer=self.issuer,
+                audience=self.audience,
+                leeway=self.skew_s,
+                options={"require": ["exp"], "verify_aud": self.audience is not None},
+            )
+        except jwt.ExpiredSignatureError:
+            return EXPIRED
+        except jwt.ImmatureSignatureError:
+            return NOT_YET_VALID
+        except jwt.InvalidIssuerError:
+            return ISSUER_MISMATCH
+        except jwt.InvalidAudienceError:
+            return AUDIENCE_MISMATCH
+        except jwt.MissingRequiredClaimError as exc:
+            return {"iss": ISSUER_MISMATCH, "aud": AUDIENCE_MISMATCH}.get(exc.claim, BAD_JWT)
+        except jwt.PyJWTError:
+            return BAD_JWT
+        return None
+
+
+WsAuth = CapabilityToken | SignedBearer
+
+
+@dataclass(frozen=True)
+class WsAuthFlags:
+    """The `--ws-*` command-line flags as given."""
+
+    mode: str | None = None
+    token_file: Path | None = None
+    token_sha256: str | None = None
+    shared_secret_file: Path | None = None
+    issuer: str | None = None
+    audience: str | None = None
+    max_clock_skew_s: int | None = None
+
+
+def authorize(auth: WsAuth, header: str | None) -> str | None:
+    """The 401 body for an upgrade request's `Authorization` header, or None when it is accepted."""
+    if header is None:
+        return MISSING
+    scheme, _, token = header.strip().partition(" ")
+    token = token.strip()
+    if scheme.lower() != "bearer" or not token:
+        return BAD_HEADER
+    return auth.check(token)
+
+
+def load_auth(flags: WsAuthFlags) -> WsAuth | None:
+    """Validate the flags and read credential files.
+
+    Raises:
+        ConfigError: a flag of the other mode, a missing credential, an unreadable file or a short secret.
+    """
+    capability = {"--ws-token-file": flags.token_file, "--ws-token-sha256": flags.token_sha256}
+    signed = {
+        "--ws-shared-secret-file": flags.shared_secret_file,
+        "--ws-issuer": flags.issuer,
+        "--ws-audience": flags.audience,
+        "--ws-max-clock-skew-seconds": flags.max_clock_skew_s,
+    }
+    if flags.mode is None:
+        _refuse_flags({**capability, **signed}, "require `--ws-auth`")
+        return None
+    if flags.mode == "capability-token":
+        _refuse_flags(signed, "cannot be used with `--ws-auth capability-token`")
+        return _capability(flags)
+    if flags.mode == "signed-bearer-token":
+        _refuse_flags(capability, "cannot be used with `--ws-auth signed-bearer-token`")
+        return _signed(flags)
+    raise ConfigError(
+        f"unknown --ws-auth mode {flags.mode!r}; expected `capability-token` or `signed-bearer-token`",
+        key="--ws-auth",
+    )
+
+
+def _refuse_flags(flags: Mapping[str, object], why: str) -> None:
+    given = [name for name, value in flags.items() if value is not None]
+    if given:
+        raise ConfigError(f"{', '.join(given)} {why}", key=given[0])
+
+
+def _capability(flags: WsAuthFlags) -> CapabilityToken:
+    if flags.token_file is not None and flags.token_sha256 is not None:
+        raise ConfigError(
+            "--ws-token-file and --ws-token-sha256 are mutually exclusive", key="--ws-token-file"
+        )
+    if flags.token_file is not None:
+        token = _read_secret(flags.token_file)
+        if not token:
+            raise ConfigError(f"websocket token file {flags.token_file} is empty", key="--ws-token-file")
+        return CapabilityToken(hashlib.sha256(token).digest(), flags.token_file)
+    if flags.token_sha256 is not None:
+        try:
+            digest = bytes.fromhex(flags.token_sha256.strip())
+        except ValueError:
+            digest = b""
+        if len(digest) != 32:
+            raise ConfigError("--ws-token-sha256 must be 64 hex digits", key="--ws-token-sha256")
+        return CapabilityToken(digest)
+    raise ConfigError(
+        "--ws-auth capability-token needs --ws-token-file or --ws-token-sha256", key="--ws-auth"
+    )
+
+
+def _signed(flags: WsAuthFlags) -> SignedBearer:
+    path = flags.shared_secret_file
+    if path is None:
+        raise ConfigError("--ws-auth signed-bearer-token needs --ws-shared-secret-file", key="--ws-auth")
+    secret = _read_secret(path)
+    if len(secret) < MIN_SECRET_BYTES:
+        raise ConfigError(
+            f"signed websocket bearer secret {path} must be at least {MIN_SECRET_BYTES} bytes",
+            key="--ws-shared-secret-file",
+        )
+    skew = DEFAULT_SKEW_S if flags.max_clock_skew_s is None else flags.max_clock_skew_s
+    if skew < 0:
+        raise ConfigError(
+            "--ws-max-clock-skew-seconds must not be negative", key="--ws-max-clock-skew-seconds"
+        )
+    return SignedBearer(secret, path, flags.issuer, flags.audience, skew)
+
+
+def _read_secret(path: Path) -> bytes:
+    try:
+        return path.read_bytes().strip()
+    except OSError as exc:
+        raise ConfigError(f"cannot read {path}: {exc.strerror}", key=str(path)) from exc
