@@ -88,8 +88,22 @@ class Client:
             self.violations.append(Violation("envelope.json-lines", f"not an object: {message!r}"[:200]))
             return
         self.messages.append(message)
-        self._validate(message)
         self._arrived.set()
+
+    def validate_received(self, per_method: int = 200) -> None:
+        """Check what was received against the envelope rules and the reference schema.
+
+        Done after the case, not while reading, so that a slow validator never makes the client a
+        slow consumer. At most `per_method` messages of each kind and method are schema-checked (a
+        flood repeats one shape thousands of times).
+        """
+        seen: dict[tuple[str, str], int] = {}
+        for message in self.messages:
+            kind = "error" if "error" in message else "request" if "id" in message else "other"
+            key = (kind, str(message.get("method") or self._sent_methods.get(_key(message.get("id")))))
+            seen[key] = seen.get(key, 0) + 1
+            if seen[key] <= per_method:
+                self._validate(message)
 
     def _validate(self, message: Message) -> None:
         if "jsonrpc" in message:

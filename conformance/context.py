@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import socket
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -146,8 +147,16 @@ class CaseContext:
 
     # ---- teardown ---------------------------------------------------------------------------
 
+    def write_transcripts(self) -> None:
+        """Write each client's received messages to `<scratch>/<client>.received.jsonl`."""
+        for client in self.clients:
+            lines = (json.dumps(m) for m in client.messages)
+            (self.scratch / f"{client.name}.received.jsonl").write_text("\n".join(lines) + "\n")
+
     def charge_envelope_violations(self) -> None:
         """Turn what the clients' validators saw into checks of the implicit requirements."""
+        for client in self.clients:
+            client.validate_received()
         for rule in IMPLICIT:
             if rule == "envelope.json-lines" and self.transport != "stdio":
                 continue

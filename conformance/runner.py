@@ -112,6 +112,8 @@ async def run_case(c: Case, settings: RunSettings, schema: ReferenceSchema, scra
             await ctx.stop_servers()
         ctx.charge_envelope_violations()
     log = "\n".join(s.stderr_tail() for s in ctx.servers) if error else ""
+    if settings.keep_scratch:
+        ctx.write_transcripts()
     _close_unchecked(c, ctx.checks, error)
     if not settings.keep_scratch:
         shutil.rmtree(scratch, ignore_errors=True)

@@ -108,10 +108,14 @@ class ServerProcess:
         return "\n".join(text.splitlines()[-lines:])
 
     async def stop(self, grace_s: float = 5.0) -> int | None:
-        """End the process: close stdin, then SIGTERM, then SIGKILL (its own process group only)."""
+        """End the process: close stdin (EOF ends a stdio server), then SIGTERM, then SIGKILL.
+
+        Signals go to the server's own process group (it was started in a new session).
+        """
         if self.proc.returncode is None and self.proc.stdin is not None:
             self.proc.stdin.close()
-        for sig in (None, signal.SIGTERM, signal.SIGKILL):
+        first = (None,) if self.listen.startswith("stdio") else ()
+        for sig in (*first, signal.SIGTERM, signal.SIGKILL):
             if sig is not None and self.proc.returncode is None:
                 with contextlib.suppress(ProcessLookupError):
                     os.killpg(self.proc.pid, sig)

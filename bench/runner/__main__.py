@@ -12,7 +12,7 @@ import sys
 from pathlib import Path
 
 import orjson
-from bench.runner.compare import ALL_WORKLOADS, Plan, Results, ceilings, run_plan
+from bench.runner.compare import ALL_WORKLOADS, Plan, Results, ceilings, run_plan, warm_up
 from bench.runner.framework import Workload
 from bench.runner.report import metric_row, table
 from bench.runner.rpc import Json
@@ -33,6 +33,12 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--scratch", type=Path, default=Path("/opt/bench-scratch"), help="scratch root")
     parser.add_argument("--out", type=Path, default=RESULTS_DIR, help="folder for the results JSON")
     parser.add_argument("--keep-scratch", action="store_true", help="keep homes and logs after the run")
+    parser.add_argument(
+        "--reuse-prepared",
+        default="codex",
+        help="comma-separated targets whose prepared state (W7's filled home) is kept and reused "
+        "across invocations; 'none' to always rebuild",
+    )
     return parser
 
 
@@ -56,6 +62,10 @@ def _workloads(only: str) -> list[Workload]:
     if not chosen:
         raise SystemExit(f"no workload matches {only!r}; known: {[w.id for w in ALL_WORKLOADS]}")
     return chosen
+
+
+def _load(values: tuple[float, float, float]) -> str:
+    return "/".join(f"{v:.1f}" for v in values)
 
 
 def _log(line: str) -> None:
@@ -88,7 +98,9 @@ def _save(plan: Plan, results: Results, harness: Json, started: dt.datetime, out
 
 async def _main(args: argparse.Namespace) -> int:
     started = dt.datetime.now(dt.UTC)
-    plan = Plan(_targets(args), _workloads(args.only), args.reps, args.scratch / f"run-{os.getpid()}")
+    reuse = frozenset(name.strip() for name in args.reuse_prepared.split(",") if name.strip() != "none")
+    run_folder = args.scratch / f"run-{os.getpid()}"
+    plan = Plan(_targets(args), _workloads(args.only), args.reps, run_folder, args.scratch / "cache", reuse)
     _log(f"{started:%Y-%m-%d %H:%M:%S} UTC, {os.cpu_count()} CPUs; scratch {plan.scratch}")
     for target in plan.targets:
         _log(f"target {target.name}: {target.template}")
@@ -99,13 +111,18 @@ async def _main(args: argparse.Namespace) -> int:
             " "
             f"client parses {harness['client_parse_per_s']:,.0f} notifications/s"
         )
+        harness["load_before"] = os.getloadavg()
+        await warm_up(plan, _log)
         results = await run_plan(plan, _log)
+        harness["load_after"] = os.getloadavg()
     finally:
         if not args.keep_scratch:
             shutil.rmtree(plan.scratch, ignore_errors=True)
     _log("")
     _log(table(plan.workloads, results, [t.name for t in plan.targets]))
-    _log(f"\nresults: {_save(plan, results, harness, started, args.out)}")
+    before, after = _load(harness["load_before"]), _load(harness["load_after"])
+    _log(f"\nload average (1/5/15 min) before {before}, after {after}")
+    _log(f"results: {_save(plan, results, harness, started, args.out)}")
     return 0
 
 

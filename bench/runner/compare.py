@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import functools
+import hashlib
 import statistics
 import time
 from collections.abc import Awaitable, Callable
@@ -26,27 +27,44 @@ ALL_WORKLOADS: tuple[Workload, ...] = (
     *ws_workloads.WORKLOADS,
 )
 RUN_ERRORS = (RpcError, OSError, RuntimeError, KeyError, ValueError)
+WARM_UP = Workload("warm-up", "spawn and initialize once", (), turn_workloads.spawn_to_initialize)
 Results = dict[str, dict[str, list[Sample]]]
 Log = Callable[[str], None]
 
 
 @dataclass(frozen=True)
 class Plan:
-    """What to run: targets (A first), workloads, repetitions, where scratch files go."""
+    """What to run.
+
+    Attributes:
+        targets: servers under test, A first.
+        workloads: the workloads, in order.
+        reps: repetitions per workload and target.
+        scratch: this invocation's scratch folder (removed afterwards unless kept).
+        cache: folder kept across invocations: per-target caches and reusable prepared state.
+        reuse_prepared: targets whose prepared state (W7's filled home) may be reused from `cache`.
+        run_timeout_s: bound on one run.
+    """
 
     targets: list[Target]
     workloads: list[Workload]
     reps: int
     scratch: Path
+    cache: Path
+    reuse_prepared: frozenset[str] = frozenset()
     run_timeout_s: float = 300.0
 
 
 def _context(plan: Plan, target: Target, workload: Workload, run: str) -> RunContext:
     base = plan.scratch / target.name
     folder, shared, workspace = base / workload.id / run, base / workload.id / "shared", base / "workspace"
-    for path in (folder, shared, workspace):
+    if target.name in plan.reuse_prepared:
+        digest = hashlib.sha256(f"{target.template}\n{workload.title}".encode()).hexdigest()[:12]
+        shared = plan.cache / "prepared" / f"{target.name}-{workload.id}-{digest}"
+    cache = plan.cache / target.name
+    for path in (folder, shared, workspace, cache):
         path.mkdir(parents=True, exist_ok=True)
-    return RunContext(target, folder, shared, workspace)
+    return RunContext(target, folder, shared, workspace, cache)
 
 
 async def _guarded(plan: Plan, job: Callable[[], Awaitable[Sample]]) -> Sample:
@@ -64,21 +82,46 @@ def _describe(sample: Sample) -> str:
     return values + ("  | " + "; ".join(sample.notes) if sample.notes else "")
 
 
+async def warm_up(plan: Plan, log: Log) -> None:
+    """Spawn and initialize each target once, untimed (disk cache, bytecode cache)."""
+    for target in plan.targets:
+        ctx = _context(plan, target, WARM_UP, "warm-up")
+        sample = await _guarded(plan, functools.partial(turn_workloads.spawn_to_initialize, ctx))
+        log(f"warm-up {target.name}: {_describe(sample)}")
+
+
+async def _prepare(plan: Plan, workload: Workload, log: Log) -> dict[str, Sample]:
+    """Run `workload.prepare` per target; returns the targets it failed for."""
+    broken: dict[str, Sample] = {}
+    for target in plan.targets if workload.prepare is not None else []:
+        ctx = _context(plan, target, workload, "prepare")
+        marker = ctx.shared / "prepared.ok"
+        if marker.exists():
+            log(f"{workload.id} prepare {target.name}: reusing {ctx.shared}")
+            continue
+        started = time.perf_counter()
+        prepared = await _guarded(plan, functools.partial(_prepare_one, workload, ctx))
+        log(f"{workload.id} prepare {target.name}: {time.perf_counter() - started:.1f} s")
+        if prepared.error:
+            broken[target.name] = prepared
+            log(f"  prepare failed: {prepared.error}")
+        elif target.name in plan.reuse_prepared:
+            marker.touch()
+    return broken
+
+
+async def _prepare_one(workload: Workload, ctx: RunContext) -> Sample:
+    assert workload.prepare is not None
+    await workload.prepare(ctx)
+    return Sample()
+
+
 async def run_plan(plan: Plan, log: Log) -> Results:
     """Every workload: prepare per target, then reps x (each target in turn)."""
     results: Results = {}
     for workload in plan.workloads:
         per_target = results.setdefault(workload.id, {t.name: [] for t in plan.targets})
-        broken: dict[str, Sample] = {}
-        for target in plan.targets:
-            if workload.prepare is not None:
-                started = time.perf_counter()
-                ctx = _context(plan, target, workload, "prepare")
-                prepared = await _guarded(plan, functools.partial(_prepare, workload, ctx))
-                log(f"{workload.id} prepare {target.name}: {time.perf_counter() - started:.1f} s")
-                if prepared.error:
-                    broken[target.name] = prepared
-                    log(f"  prepare failed: {prepared.error}")
+        broken = await _prepare(plan, workload, log)
         for rep in range(plan.reps):
             for target in plan.targets:
                 if target.name in broken:
@@ -88,15 +131,9 @@ async def run_plan(plan: Plan, log: Log) -> Results:
                 started = time.perf_counter()
                 sample = await _guarded(plan, functools.partial(workload.run, ctx))
                 per_target[target.name].append(sample)
-                took = time.perf_counter() - started
-                log(f"{workload.id} rep {rep + 1}/{plan.reps} {target.name:<8} ({took:4.1f} s) {_describe(sample)}")
+                took = f"({time.perf_counter() - started:4.1f} s)"
+                log(f"{workload.id} rep {rep + 1}/{plan.reps} {target.name:<8} {took} {_describe(sample)}")
     return results
-
-
-async def _prepare(workload: Workload, ctx: RunContext) -> Sample:
-    assert workload.prepare is not None
-    await workload.prepare(ctx)
-    return Sample()
 
 
 async def ceilings(scratch: Path, deltas: int = turn_workloads.W3_DELTAS) -> Json:

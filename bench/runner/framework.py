@@ -63,12 +63,14 @@ class RunContext:
         folder: scratch folder for this run only (homes, logs, the fake's script).
         shared: scratch folder kept across this target's runs of this workload (prepared state).
         workspace: the project folder threads work in (cwd).
+        cache: this target's folder kept across invocations (e.g. a bytecode cache).
     """
 
     target: Target
     folder: Path
     shared: Path
     workspace: Path
+    cache: Path
 
     def fake(self, script: Sequence[ScriptedResponse]) -> FakeModel:
         """A fake model playing `script` in a loop (an async context manager)."""
@@ -81,7 +83,7 @@ class RunContext:
         """A running server over stdio (not yet initialized); closed on exit."""
         home = home or self.folder / "home"
         home.mkdir(parents=True, exist_ok=True)
-        argv = [*self.target.argv(base_url=base_url, home=home), *extra]
+        argv = [*self.target.argv(base_url=base_url, home=home, cache=self.cache), *extra]
         server = await StdioServer.spawn(argv, self.folder / "server.stderr.log", self.workspace)
         try:
             yield server

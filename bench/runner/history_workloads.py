@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Awaitable, Callable
+from pathlib import Path
 
 from bench.runner.framework import (
     Metric,
@@ -30,6 +31,13 @@ _NEEDLE_EVERY = 10
 _IN_FLIGHT = 20
 
 
+def _workspace(ctx: RunContext) -> Path:
+    # Kept next to the prepared home: a reused home's threads still find their cwd.
+    path = ctx.shared / "workspace"
+    path.mkdir(exist_ok=True)
+    return path
+
+
 async def fill_history(ctx: RunContext) -> None:
     """Create W7_THREADS one-turn threads and one W7_LONG_TURNS-turn thread in the shared home."""
     async with (
@@ -42,13 +50,13 @@ async def fill_history(ctx: RunContext) -> None:
             needle = f" {W7_NEEDLE}" if index % _NEEDLE_EVERY == 0 else ""
 
             async def job() -> None:
-                thread_id = await start_thread(server, ctx.workspace)
+                thread_id = await start_thread(server, _workspace(ctx))
                 await run_turn(server, thread_id, f"bench thread {index:03d}{needle}")
 
             return job
 
         await bounded_gather([one_thread(i) for i in range(W7_THREADS)], _IN_FLIGHT)
-        long_id = await start_thread(server, ctx.workspace)
+        long_id = await start_thread(server, _workspace(ctx))
         for turn in range(W7_LONG_TURNS):
             await run_turn(server, long_id, f"long thread turn {turn}")
     (ctx.shared / "long-thread-id").write_text(long_id)

@@ -2,7 +2,8 @@
 
 A template is a shell-like command line (split with `shlex`) whose tokens may hold placeholders:
 ``{python}`` (this interpreter), ``{codex}`` (the reference binary), ``{base_url}`` (the fake
-model's ``http://127.0.0.1:PORT/v1``) and ``{home}`` (a scratch home folder, fresh per workload).
+model's ``http://127.0.0.1:PORT/v1``), ``{home}`` (a scratch home folder, fresh per run unless a
+workload says otherwise) and ``{cache}`` (a per-target folder kept across invocations).
 Environment variables go in front with ``env NAME=VALUE`` (``env`` execs, so the process id is
 the server's). For listening workloads the runner appends ``--listen URL``.
 """
@@ -30,7 +31,10 @@ _MOCK = (
 
 PRESETS: dict[str, str] = {
     "tether": (
-        "env TETHER_HOME={home} {python} -m tether_server app-server " + _MOCK + "-c "
+        # Bytecode is cached as an installed package would have it (the dev environment sets
+        # PYTHONDONTWRITEBYTECODE, which would make every start compile the project from source).
+        "env -u PYTHONDONTWRITEBYTECODE PYTHONPYCACHEPREFIX={cache}/pycache TETHER_HOME={home} "
+        "{python} -m tether_server app-server " + _MOCK + "-c "
         "model_providers.mock.request_max_retries=0 -c model_providers.mock.stream_max_retries=0"
     ),
     "codex": (
@@ -57,9 +61,15 @@ class Target:
     template: str
     listen: str = "unix://{socket}"
 
-    def argv(self, *, base_url: str, home: Path) -> list[str]:
+    def argv(self, *, base_url: str, home: Path, cache: Path) -> list[str]:
         """The command line for one run."""
-        values = {"python": sys.executable, "codex": str(CODEX_BIN), "base_url": base_url, "home": str(home)}
+        values = {
+            "python": sys.executable,
+            "codex": str(CODEX_BIN),
+            "base_url": base_url,
+            "home": str(home),
+            "cache": str(cache),
+        }
         return [token.format(**values) for token in shlex.split(self.template)]
 
 

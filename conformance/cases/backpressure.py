@@ -14,12 +14,12 @@ QUIET_S = 3.0
 
 @case("backpressure.flood", requires=["backpressure.overloaded"])
 async def flood(ctx: CaseContext) -> None:
-    """`--flood` pipelined `config/read` requests written at once, then a sentinel request."""
+    """`--flood` pipelined `thread/list` requests (each a store query), written at once."""
     client = await ctx.ready_client()
     count = int(ctx.options.get("flood", 20000))
     ids = [f"flood-{n}" for n in range(count)]
-    frames = [json.dumps({"id": rid, "method": "config/read", "params": {}}).encode() for rid in ids]
-    client.expect_replies(ids, "config/read")
+    frames = [json.dumps({"id": rid, "method": "thread/list", "params": {}}).encode() for rid in ids]
+    client.expect_replies(ids, "thread/list")
     mark = client.mark()
     if ctx.transport == "stdio":
         await client.send_raw(b"\n".join(frames))

@@ -153,7 +153,7 @@ def _run(main: Coroutine[Any, Any, int]) -> int:
     return int(uvloop.run(main))
 
 
-def _run_tool(args: argparse.Namespace) -> int:
+def _run_tool(args: argparse.Namespace, argv: list[str]) -> int:
     if args.tool in ("generate-json-schema", "generate-ts"):
         return _generate(args.tool, args.out)
     from tether_server import daemon
@@ -162,15 +162,18 @@ def _run_tool(args: argparse.Namespace) -> int:
     home = tether_home()
     if args.tool == "proxy":
         return _run(daemon.proxy(args.sock or default_socket_path(home)))
-    return daemon.manage(args.action, home, args.listen or ["unix://"])
+    # The daemon gets the app-server flags given before `daemon` (config overrides, listeners, auth).
+    start = argv.index("app-server") + 1
+    return daemon.manage(args.action, home, argv[start : argv.index("daemon", start)])
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
     args = _parser().parse_args(argv)
     log.configure(getattr(args, "log_level", "info"))
     if args.command == "app-server":
         if args.tool:
-            return _run_tool(args)
+            return _run_tool(args, argv)
         return _run_app_server(args)
     return 2
 

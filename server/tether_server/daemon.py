@@ -50,11 +50,18 @@ def running_pid(path: Path) -> int | None:
     return None
 
 
-def manage(action: str, home: Path, listens: list[str]) -> int:
-    """Run one `daemon` action; returns the exit status (status: 0 running, 3 not running)."""
+def manage(action: str, home: Path, server_args: list[str]) -> int:
+    """Run one `daemon` action; returns the exit status (status: 0 running, 3 not running).
+
+    Args:
+        action: `start`, `stop` or `status`.
+        home: the Tether home the daemon serves.
+        server_args: `tether app-server` flags for a daemon that `start` launches; the control
+            socket listener is added when missing.
+    """
     path = pid_file(home)
     if action == "start":
-        return _start(home, path, listens)
+        return _start(home, path, server_args)
     if action == "stop":
         return _stop(path)
     pid = running_pid(path)
@@ -65,17 +72,15 @@ def manage(action: str, home: Path, listens: list[str]) -> int:
     return 0
 
 
-def _start(home: Path, path: Path, listens: list[str]) -> int:
+def _start(home: Path, path: Path, server_args: list[str]) -> int:
     pid = running_pid(path)
     if pid is not None:
         _say(f"tether app-server daemon is already running (pid {pid})")
         return 0
     socket_path = unix.default_socket_path(home)
-    if "unix://" not in listens:
-        listens = ["unix://", *listens]
-    argv = [sys.executable, "-m", "tether_server", "app-server", "--pid-file", str(path)]
-    for url in listens:
-        argv += ["--listen", url]
+    argv = [sys.executable, "-m", "tether_server", "app-server", *server_args, "--pid-file", str(path)]
+    if "unix://" not in server_args:
+        argv += ["--listen", "unix://"]
     socket_path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
     with (socket_path.parent / LOG_FILE).open("ab") as log_file:
         child = subprocess.Popen(

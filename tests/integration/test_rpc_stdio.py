@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
+import sys
 from pathlib import Path
 
 import pytest
@@ -172,3 +174,44 @@ async def test_a_relative_cwd_is_refused(start_server: StartServer, cwd: str) ->
     with pytest.raises(RpcErrorReply) as err:
         await server.request("thread/start", {"cwd": cwd})
     assert err.value.code == -32600 and "absolute" in err.value.message
+
+
+async def test_stdio_works_with_files_instead_of_pipes(tmp_path: Path) -> None:
+    """`tether app-server < requests.jsonl > replies.jsonl` (and /dev/null) must not crash."""
+    requests = tmp_path / "requests.jsonl"
+    replies = tmp_path / "replies.jsonl"
+    requests.write_text(
+        json.dumps({"id": 1, "method": "initialize", "params": {"clientInfo": {"name": "f", "version": "1"}}})
+        + "\n"
+        + json.dumps({"id": 2, "method": "thread/loaded/list", "params": {}})
+        + "\n"
+    )
+    env = {**os.environ, "TETHER_HOME": str(tmp_path / "home")}
+    with requests.open("rb") as stdin, replies.open("wb") as stdout:
+        proc = await asyncio.create_subprocess_exec(
+            sys.executable,
+            "-m",
+            "tether_server",
+            "app-server",
+            stdin=stdin,
+            stdout=stdout,
+            stderr=asyncio.subprocess.DEVNULL,
+            env=env,
+        )
+        async with asyncio.timeout(30):
+            assert await proc.wait() == 0
+    lines = [json.loads(line) for line in replies.read_text().splitlines()]
+    assert [m["id"] for m in lines] == [1, 2]
+    with requests.open("rb") as stdin:
+        proc = await asyncio.create_subprocess_exec(
+            sys.executable,
+            "-m",
+            "tether_server",
+            "app-server",
+            stdin=stdin,
+            stdout=asyncio.subprocess.DEVNULL,
+            stderr=asyncio.subprocess.DEVNULL,
+            env=env,
+        )
+        async with asyncio.timeout(30):
+            assert await proc.wait() == 0

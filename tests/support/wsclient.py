@@ -35,6 +35,7 @@ class SocketServer:
         self.ws_url = ""
         self.unix_path: Path | None = None
         self._reader: asyncio.Task[None] | None = None
+        self._line = asyncio.Event()
 
     @classmethod
     async def start(
@@ -80,6 +81,21 @@ class SocketServer:
         assert self.proc.stderr is not None
         async for line in self.proc.stderr:
             self.lines.append(line.decode(errors="replace"))
+            self._line.set()
+        self._line.set()
+
+    async def logged(self, text: str, within_s: float = WAIT_S) -> None:
+        """Wait until the server has written a stderr line containing `text`."""
+        async with asyncio.timeout(within_s):
+            seen = 0
+            while True:
+                if any(text in line for line in self.lines[seen:]):
+                    return
+                seen = len(self.lines)
+                if self._reader is not None and self._reader.done():
+                    raise AssertionError(f"server exited without logging {text!r}")
+                self._line.clear()
+                await self._line.wait()
 
     def stderr(self) -> str:
         return "".join(self.lines)

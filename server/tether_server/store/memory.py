@@ -34,7 +34,7 @@ from tether_server.store.cursors import (
     thread_scope,
     turn_position,
 )
-from tether_server.store.search_text import item_text, normalise_term
+from tether_server.store.search_text import contains_folded, item_text, normalise_term
 
 R = TypeVar("R")
 
@@ -76,14 +76,14 @@ def _matches(thread: _Thread, query: ThreadQuery, term: str | None) -> bool:
         and not (query.model_providers and r.model_provider not in query.model_providers)
         and not (query.sources and r.source not in query.sources)
         and r.id not in query.exclude_ids
-        and (term is None or _contains(thread, term.lower()))
+        and (term is None or _contains(thread, term))
     )
 
 
-def _contains(thread: _Thread, needle: str) -> bool:
-    texts = [thread.record.name or "", thread.record.preview]
+def _contains(thread: _Thread, term: str) -> bool:
+    texts = [thread.record.name, thread.record.preview]
     texts.extend(item_text(i.item) for i in thread.items.values())
-    return any(needle in t.lower() for t in texts)
+    return any(contains_folded(t, term) for t in texts)
 
 
 class MemoryThreadStore:

@@ -26,6 +26,11 @@ def item_text(item: dict[str, Any]) -> str:
     return ""
 
 
+def contains_folded(text: str | None, term: str) -> bool:
+    """The matching rule: `term` occurs in `text`, ignoring case (Unicode-aware)."""
+    return text is not None and term.lower() in text.lower()
+
+
 def normalise_term(term: str | None) -> str | None:
     """None when the term does not filter at all (absent or empty)."""
     return term if term else None

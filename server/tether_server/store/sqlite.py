@@ -166,7 +166,7 @@ class SqliteThreadStore:
         return make_page(items, limit=limit, scope=scope, cursor=cursor, position_of=item_position)
 
     async def read_events(self, thread_id: str, after_seq: int, limit: int = 10_000) -> list[EventRecord]:
-        rows = await self._fetch(q.SELECT_EVENTS, (thread_id, after_seq, limit))
+        rows = await self._fetch(q.SELECT_EVENTS, (thread_id, after_seq, max(0, limit)))
         return [event_from_row(r) for r in rows]
 
     async def set_archived(self, thread_id: str, archived: bool, at: int) -> bool:

@@ -11,8 +11,11 @@ import aiosqlite
 from tether_server import log
 from tether_server.store.base import StoreError
 from tether_server.store.migrations import MIGRATIONS, SCHEMA_VERSION
+from tether_server.store.search_text import contains_folded
 
 _log = log.get(__name__)
+# SQL name of `contains_folded`, for the searches neither LIKE nor the trigram index can answer.
+CONTAINS_FUNCTION = "tether_contains"
 
 
 def describe_error(path: Path, exc: sqlite3.Error) -> str:
@@ -68,6 +71,7 @@ async def _configure(conn: aiosqlite.Connection, path: Path, busy_timeout_ms: in
     # an OS crash or power loss can lose the last transactions (never corrupt the database).
     await conn.execute("PRAGMA synchronous = NORMAL")
     await conn.execute("PRAGMA foreign_keys = ON")
+    await conn.create_function(CONTAINS_FUNCTION, 2, contains_folded, deterministic=True)
 
 
 async def _user_version(conn: aiosqlite.Connection) -> int:

@@ -7,6 +7,7 @@ from typing import Any
 
 from tether_server.store.base import ThreadQuery
 from tether_server.store.cursors import Position
+from tether_server.store.sqlite_open import CONTAINS_FUNCTION
 from tether_server.store.sqlite_rows import (
     EVENT_COLUMNS,
     HISTORY_COLUMNS,
@@ -16,7 +17,7 @@ from tether_server.store.sqlite_rows import (
 )
 
 _SORT_COLUMNS = {"created_at": "created_at", "updated_at": "updated_at", "recency_at": "recency_at"}
-# Below three characters the trigram index cannot answer; those terms scan the docs with LIKE.
+# Below three characters the trigram index cannot answer; those terms scan the docs instead.
 _MIN_FTS_TERM = 3
 
 
@@ -86,6 +87,9 @@ def _search_clause(term: str) -> tuple[str, str]:
             "(SELECT rowid FROM search_fts WHERE search_fts MATCH ?))",
             phrase,
         )
+    if not term.isascii():
+        # LIKE folds ASCII case only; below trigram length a Unicode term needs the Python rule.
+        return f"id IN (SELECT thread_id FROM search_docs WHERE {CONTAINS_FUNCTION}(text, ?))", term
     return "id IN (SELECT thread_id FROM search_docs WHERE text LIKE ? ESCAPE '\\')", _like_pattern(term)
 
 

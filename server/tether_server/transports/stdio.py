@@ -4,10 +4,23 @@ from __future__ import annotations
 
 import asyncio
 import os
+import stat
 import sys
 from collections.abc import AsyncIterator
 
 from tether_server.transports.framing import LineFramer
+
+_CHUNK = 1 << 16
+
+
+def _is_stream(fd: int) -> bool:
+    """Pipes and sockets go through the event loop; files, /dev/null and terminals do not.
+
+    Event-loop pipe transports refuse regular files, and uvloop aborts the process on some
+    character devices, so those are read in a worker thread and written synchronously.
+    """
+    mode = os.fstat(fd).st_mode
+    return stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode)
 
 
 class StdioStream:
@@ -30,28 +43,37 @@ class StdioStream:
         return self._writer
 
     async def frames(self) -> AsyncIterator[bytes]:
+        chunks = self._stream_chunks() if _is_stream(self._in_fd) else self._thread_chunks()
+        framer = LineFramer()
+        async for chunk in chunks:
+            for frame in framer.feed(chunk):
+                yield frame
+        for frame in framer.eof():
+            yield frame
+
+    async def _stream_chunks(self) -> AsyncIterator[bytes]:
         loop = asyncio.get_running_loop()
         reader = asyncio.StreamReader(limit=2**20, loop=loop)
         pipe = os.fdopen(os.dup(self._in_fd), "rb", buffering=0)
         transport, _ = await loop.connect_read_pipe(
             lambda: asyncio.StreamReaderProtocol(reader, loop=loop), pipe
         )
-        framer = LineFramer()
         try:
-            while True:
-                chunk = await reader.read(2**16)
-                if not chunk:
-                    for frame in framer.eof():
-                        yield frame
-                    return
-                for frame in framer.feed(chunk):
-                    yield frame
+            while chunk := await reader.read(_CHUNK):
+                yield chunk
         finally:
             transport.close()
+
+    async def _thread_chunks(self) -> AsyncIterator[bytes]:
+        while chunk := await asyncio.to_thread(os.read, self._in_fd, _CHUNK):
+            yield chunk
 
     async def send(self, frame: bytes) -> None:
         if self._closed:
             raise ConnectionError("stdio closed")
+        if not _is_stream(self._out_fd):
+            _write_all(self._out_fd, frame + b"\n")
+            return
         writer = await self._ensure_writer()
         writer.write(frame + b"\n")
         await writer.drain()
@@ -62,3 +84,13 @@ class StdioStream:
         self._closed = True
         if self._writer is not None:
             self._writer.close()
+
+
+def _write_all(fd: int, data: bytes) -> None:
+    view = memoryview(data)
+    while view:
+        try:
+            written = os.write(fd, view)
+        except OSError as exc:
+            raise ConnectionError(str(exc)) from exc
+        view = view[written:]
