@@ -10,7 +10,7 @@ from websockets.exceptions import ConnectionClosed
 
 from conformance.server import ServerProcess
 
-CONNECT_WITHIN_S = 10.0
+CONNECT_WITHIN_S = 30.0
 RETRY_S = 0.05
 
 

@@ -70,7 +70,7 @@ async def apply_patch(ctx: CaseContext) -> None:
     "tools.exec-command",
     requires=["tools.exec-command"],
     model=[
-        script.reply(script.function_call("exec_command", {"cmd": "echo conformance-ok"}, call_id="call_exec_1")),
+        script.reply(script.function_call("exec_command", {"cmd": "echo conformance-ok", "login": False, "yield_time_ms": 30000}, call_id="call_exec_1")),
         script.text_reply("The command printed conformance-ok.", deltas=2),
     ],
 )

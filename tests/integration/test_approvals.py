@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
@@ -237,3 +238,57 @@ async def test_a_declined_patch_writes_nothing(
     await server.notification("turn/completed", after=mark)
     assert not (workdir / "new.txt").exists()
     assert _output(fake_model, "p1") == "patch rejected by user"
+
+
+def _verdict(outcome: str) -> dict[str, Any]:
+    answer = {"outcome": outcome, "risk_level": "low", "rationale": f"reviewer says {outcome}"}
+    return script.text_reply(json.dumps(answer), deltas=1)
+
+
+async def test_auto_review_allows_without_asking_the_client(
+    start_server: StartServer, fake_model: FakeResponsesServer, workdir: Path
+) -> None:
+    fake_model.add(
+        script.reply(script.function_call("exec_command", ESCALATED, "c1")),
+        _verdict("allow"),
+        script.text_reply("ok"),
+    )
+    server = await start_server()
+    result = await server.request(
+        "thread/start", {"cwd": str(workdir), "sandbox": "read-only", "approvalsReviewer": "auto_review"}
+    )
+    mark, _ = await _begin(server, result["thread"]["id"])
+    await server.notification("turn/completed", after=mark)
+    seq = methods(server.since(mark))
+    assert "item/commandExecution/requestApproval" not in seq
+    assert "item/autoApprovalReview/started" in seq
+    completed = next(m for m in server.since(mark) if m.get("method") == "item/autoApprovalReview/completed")
+    assert completed["params"]["review"]["status"] == "approved"
+    assert completed["params"]["targetItemId"] == "c1"
+    assert (workdir / "out.txt").exists()
+    review_request = fake_model.requests[1].body
+    assert "outcome" in review_request["text"]["format"]["schema"]["properties"]
+    assert "echo hi > out.txt" in json.dumps(review_request["input"])
+
+
+async def test_auto_review_denials_decline_and_three_in_a_row_interrupt_the_turn(
+    start_server: StartServer, fake_model: FakeResponsesServer, workdir: Path
+) -> None:
+    fake_model.add(
+        script.reply(script.function_call("exec_command", ESCALATED, "c1")),
+        _verdict("deny"),
+        script.reply(script.function_call("exec_command", ESCALATED, "c2")),
+        _verdict("deny"),
+        script.reply(script.function_call("exec_command", ESCALATED, "c3")),
+        _verdict("deny"),
+    )
+    server = await start_server()
+    result = await server.request(
+        "thread/start", {"cwd": str(workdir), "sandbox": "read-only", "approvalsReviewer": "auto_review"}
+    )
+    mark, _ = await _begin(server, result["thread"]["id"])
+    done = await server.notification("turn/completed", after=mark)
+    assert done["params"]["turn"]["status"] == "interrupted"
+    assert [c["status"] for c in _command_items(server, mark)] == ["declined", "declined"]
+    assert _output(fake_model, "c1") == "exec command rejected by user"
+    assert not (workdir / "out.txt").exists()

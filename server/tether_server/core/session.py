@@ -12,6 +12,7 @@ from tether_server import log
 from tether_server.core import context, items
 from tether_server.core.ids import now_ms, now_s, uuid7
 from tether_server.core.ports import ApprovalPort, EventSink
+from tether_server.core.review import DENIALS_BEFORE_INTERRUPT, review
 from tether_server.core.settings import TurnSettings
 from tether_server.core.tool_calls import CommandGate, ToolContext, TurnCancelled
 from tether_server.core.tool_specs import default_tools
@@ -86,6 +87,7 @@ class ThreadSession:
         self.status: dict[str, Any] = {"type": "idle"}
         self.processes = ProcessSessions()
         self.approved_for_session: set[str] = set()
+        self._denials = 0
         self.materialized = bool(history) or bool(record.preview)
 
     # ---- persistence helpers -------------------------------------------------------------------
@@ -215,9 +217,36 @@ class ThreadSession:
         )
 
     async def _ask(self, method: str, params: dict[str, Any]) -> dict[str, Any]:
+        if self.settings.approvals_reviewer in ("auto_review", "guardian_subagent"):
+            return await self._auto_review(method, params)
         if self.deps.approvals_for is None:
             return {"decision": "decline"}
         return await self.deps.approvals_for(self.record.id).request(method, params)
+
+    async def _auto_review(self, method: str, params: dict[str, Any]) -> dict[str, Any]:
+        if method == "item/fileChange/requestApproval":
+            files = list(params.get("_files") or [])
+            action: dict[str, Any] = {"type": "applyPatch", "cwd": self.settings.cwd, "files": files}
+        else:
+            action = {
+                "type": "command",
+                "command": params.get("command", ""),
+                "cwd": params.get("cwd", ""),
+                "source": "unifiedExec",
+            }
+        ids = {"threadId": params["threadId"], "turnId": params["turnId"]}
+        provider = self.deps.provider_for(self.settings.model_provider)
+        result = await review(
+            self.sink, provider, self.settings.model, self.history, ids, params.get("itemId"), action
+        )
+        if result.allowed:
+            self._denials = 0
+            return {"decision": "accept"}
+        self._denials += 1
+        if self._denials >= DENIALS_BEFORE_INTERRUPT:
+            self._denials = 0
+            raise TurnCancelled
+        return {"decision": "decline"}
 
     async def _set_flags(self, flags: list[str]) -> None:
         if self.active is not None:

@@ -312,6 +312,8 @@ async def _approve_patch(
         "startedAtMs": item["startedAtMs"],
         "reason": None,
         "grantRoot": None,
+        # Local only (stripped before sending): the automatic reviewer needs the file list.
+        "_files": [str(c.path) for c in changes],
     }
     await _flags(ctx, ["waitingOnApproval"])
     key = "patch:" + ",".join(sorted(str(c.path) for c in changes))

@@ -63,4 +63,5 @@ class ThreadApprovals:
         self._thread_id = thread_id
 
     async def request(self, method: str, params: dict[str, Any]) -> dict[str, Any]:
-        return await self._broker.request(self._thread_id, method, params)
+        wire = {k: v for k, v in params.items() if not k.startswith("_")}
+        return await self._broker.request(self._thread_id, method, wire)

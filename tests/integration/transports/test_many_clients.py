@@ -87,7 +87,8 @@ async def test_a_client_that_stops_reading_is_dropped_and_the_others_keep_stream
     mark = fast.mark()
     await fast.request(TURN, {"threadId": thread_id, "input": [{"type": "text", "text": "big"}]})
     for batch in range(1, batches):
-        await fast.wait_for(lambda m, n=batch: _deltas(fast.since(mark)) >= n * per_batch, after=mark)
+        wanted = batch * per_batch
+        await fast.wait_for(lambda _m: _deltas(fast.since(mark)) >= wanted, after=mark)  # noqa: B023
         fake_model.release(f"batch{batch}")
     done = await fast.notification("turn/completed", after=mark)
     slow.resume_reading()
