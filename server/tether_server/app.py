@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import os
-import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -12,7 +11,7 @@ from typing import Any
 
 from tether_protocol.methods import CLIENT_METHODS
 from tether_server import __version__, log
-from tether_server.config import LoadedConfig, resolve_api_key
+from tether_server.config import Config, LoadedConfig, resolve_api_key
 from tether_server.core.session import SessionDeps
 from tether_server.errors import SandboxError, TetherError
 from tether_server.processor.approvals import ApprovalBroker
@@ -30,15 +29,23 @@ from tether_server.sandbox.runner import prepare as prepare_command
 from tether_server.store.base import ThreadStore
 from tether_server.store.sqlite import SqliteThreadStore
 from tether_server.threads.manager import ThreadManager
+from tether_server.tools.exec.environment import build_env
 
 _log = log.get("tether.app")
-_SECRET_NAME = re.compile(r"KEY|SECRET|TOKEN|PASSWORD", re.IGNORECASE)
 DB_FILE = "tether.sqlite"
 
 
-def command_env(environ: Mapping[str, str]) -> dict[str, str]:
-    """Environment for spawned commands; names that look like credentials never reach them."""
-    return {k: v for k, v in environ.items() if not _SECRET_NAME.search(k)}
+def command_env(environ: Mapping[str, str], config: Config) -> dict[str, str]:
+    """Environment for spawned commands, from `shell_environment_policy`."""
+    policy = config.shell_environment_policy
+    return build_env(
+        environ,
+        inherit=policy.inherit,
+        ignore_default_excludes=policy.ignore_default_excludes,
+        exclude=policy.exclude,
+        include_only=policy.include_only,
+        set_vars=policy.set,
+    )
 
 
 class Providers:
@@ -118,7 +125,7 @@ class App:
             stream_max_retries=provider_info.stream_max_retries if provider_info else 5,
             context_window=cfg.model_context_window,
             gate=SandboxGate(capability, [self.home]),
-            env=command_env(os.environ),
+            env=command_env(os.environ, cfg),
             approvals_for=lambda thread_id: brokers[0].port(thread_id),
         )
         threads = ThreadManager(self.store, deps)

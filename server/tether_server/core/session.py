@@ -207,7 +207,7 @@ class ThreadSession:
             sandbox_policy=self.settings.sandbox_policy,
             sink=self.sink,
             processes=self.processes,
-            env=self.deps.env,
+            env={**self.deps.env, "CODEX_THREAD_ID": self.record.id, "TETHER_THREAD_ID": self.record.id},
             gate=self.deps.gate,
             record_item=lambda item: self._record_item(turn, item),
             approval_policy=self.settings.approval_policy,
