@@ -90,9 +90,12 @@ async def start_daemon(home: Path, base_url: str) -> tuple[asyncio.subprocess.Pr
     assert proc.stderr is not None
     while line := (await proc.stderr.readline()).decode():
         if line.startswith("listening on: "):
-            asyncio.create_task(_discard(proc.stderr))
+            _background.add(asyncio.create_task(_discard(proc.stderr)))
             return proc, line.removeprefix("listening on: ").strip()
     raise RuntimeError("the daemon exited before listening")
+
+
+_background: set[asyncio.Task[None]] = set()
 
 
 async def _discard(stream: asyncio.StreamReader) -> None:
@@ -121,6 +124,7 @@ async def fanout(url: str, fake: FakeResponsesServer, cwd: Path, clients: int, d
     await owner.request("turn/start", {"threadId": thread_id, "input": [{"type": "text", "text": "one"}]})
     await owner.completed.wait()
     owner.completed.clear()
+    owner.deltas = 0
     others = [await open_client(url) for _ in range(clients - 1)]
     for client in others:
         await client.request("thread/resume", {"threadId": thread_id})
@@ -154,13 +158,14 @@ async def main() -> None:
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as scratch:
         home, cwd = Path(scratch, "home"), Path(scratch, "project")
-        cwd.mkdir()
+        os.mkdir(cwd)
         async with FakeResponsesServer() as fake:
             proc, url = await start_daemon(home, fake.base_url)
             try:
                 elapsed = await fanout(url, fake, cwd, args.clients, args.deltas)
                 print(
-                    f"fan-out: {args.clients} clients x {args.deltas} deltas, last turn/completed after {elapsed:.2f} s"
+                    f"fan-out: {args.clients} clients x {args.deltas} deltas, "
+                    f"last turn/completed after {elapsed:.2f} s"
                 )
                 before, after = await idle(url, proc.pid, args.idle)
                 print(f"idle: {args.idle} connections, daemon RSS {before:.1f} MB -> {after:.1f} MB")

@@ -20,13 +20,24 @@ DEFAULT_REFERENCE = REPO.parent / "shared" / "reference" / "codex-app-server-0.1
 def parser() -> argparse.ArgumentParser:
     """The command line."""
     p = argparse.ArgumentParser(prog="python -m conformance", description=__doc__)
-    p.add_argument("--server-cmd", required=True, help="command template: {home} {model_base_url} {listen} {workdir}")
+    p.add_argument(
+        "--server-cmd", required=True, help="command template: {home} {model_base_url} {listen} {workdir}"
+    )
     p.add_argument("--server-env", action="append", default=[], metavar="K=V", help="environment template")
     p.add_argument("--transport", choices=("stdio", "unix", "ws"), default="stdio")
-    p.add_argument("--only", action="append", default=[], help="case or requirement ids / prefixes (repeatable, comma-separated)")
+    p.add_argument(
+        "--only",
+        action="append",
+        default=[],
+        help="case or requirement ids / prefixes (repeatable, comma-separated)",
+    )
     p.add_argument("--json", type=Path, help="write the JSON report here")
     p.add_argument("--reference", type=Path, default=DEFAULT_REFERENCE, help="reference schema directory")
-    p.add_argument("--target", choices=("tether", "codex", "other"), help="whose differences/gaps apply (default: guessed from the command)")
+    p.add_argument(
+        "--target",
+        choices=("tether", "codex", "other"),
+        help="whose differences/gaps apply (default: guessed from the command)",
+    )
     p.add_argument("--jobs", type=int, default=4, help="cases run at once")
     p.add_argument("--flood", type=int, default=20000, help="requests in the backpressure flood")
     p.add_argument("--scratch", type=Path, help="folder for per-case homes (default: a temporary folder)")
@@ -36,7 +47,7 @@ def parser() -> argparse.ArgumentParser:
 
 
 def guess_target(command: str) -> str:
-    """"tether" or "codex" when the command names one of them."""
+    """ "tether" or "codex" when the command names one of them."""
     lowered = command.lower()
     return "tether" if "tether" in lowered else "codex" if "codex" in lowered else "other"
 
@@ -52,8 +63,9 @@ def main(argv: list[str] | None = None) -> int:
     cases = select_cases(load_cases(), only, args.transport)
     with tempfile.TemporaryDirectory(prefix="conformance-") as tmp:
         scratch = args.scratch or Path(tmp)
-        settings = RunSettings(template, args.reference, scratch, target, args.jobs, {"flood": args.flood},
-                               args.keep_scratch)
+        settings = RunSettings(
+            template, args.reference, scratch, target, args.jobs, {"flood": args.flood}, args.keep_scratch
+        )
         results = asyncio.run(run_cases(cases, settings))
     reqs = verdicts(manifest, results, target)
     print(table(reqs, show_not_run=args.all_rows))

@@ -7,6 +7,7 @@ problems found are kept in `violations` (the runner charges them to the envelope
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import itertools
 import json
 from collections.abc import AsyncIterator, Callable
@@ -216,21 +217,21 @@ class Client:
 
     async def notification(self, method: str, *, after: int = 0, within_s: float = WAIT_S) -> Message:
         """The first notification `method` after `after`."""
-        return await self.wait_for(lambda m: m.get("method") == method and "id" not in m, after=after,
-                                   within_s=within_s)
+        return await self.wait_for(
+            lambda m: m.get("method") == method and "id" not in m, after=after, within_s=within_s
+        )
 
     async def server_request(self, method: str, *, after: int = 0, within_s: float = WAIT_S) -> Message:
         """The first server request `method` after `after`."""
-        return await self.wait_for(lambda m: m.get("method") == method and "id" in m, after=after,
-                                   within_s=within_s)
+        return await self.wait_for(
+            lambda m: m.get("method") == method and "id" in m, after=after, within_s=within_s
+        )
 
     async def quiet(self, seconds: float) -> list[Message]:
         """What arrives during `seconds` of listening (for "nothing is sent" checks)."""
         mark = self.mark()
-        try:
+        with contextlib.suppress(TimeoutError, ConnectionError):
             await self.wait_for(lambda m: False, after=mark, within_s=seconds)
-        except (TimeoutError, ConnectionError):
-            pass
         return self.since(mark)
 
     async def close(self) -> None:

@@ -112,7 +112,9 @@ class CaseContext:
 
     # ---- common client steps ----------------------------------------------------------------
 
-    async def initialize(self, client: Client, *, name: str = "conformance", experimental: bool = True) -> Any:
+    async def initialize(
+        self, client: Client, *, name: str = "conformance", experimental: bool = True
+    ) -> Any:
         """The handshake: `initialize` then `initialized`; returns the initialize result."""
         info = {**CLIENT_INFO, "name": name}
         result = await client.request(
@@ -160,7 +162,9 @@ class CaseContext:
         for rule in IMPLICIT:
             if rule == "envelope.json-lines" and self.transport != "stdio":
                 continue
-            problems = [f"[{c.name}] {v.detail}" for c in self.clients for v in c.violations if v.rule == rule]
+            problems = [
+                f"[{c.name}] {v.detail}" for c in self.clients for v in c.violations if v.rule == rule
+            ]
             if self.clients:
                 self.check(rule, not problems, "; ".join(problems[:4]))
 
@@ -183,4 +187,3 @@ def _listen_url(transport: str, scratch: Path) -> str:
             port = sock.getsockname()[1]
         return f"ws://127.0.0.1:{port}"
     return "stdio://"
-

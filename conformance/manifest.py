@@ -77,7 +77,12 @@ class Case:
 
 
 CASES: dict[str, Case] = {}
-IMPLICIT = ("envelope.schema-valid", "envelope.emitted-at-ms", "envelope.no-jsonrpc-member", "envelope.json-lines")
+IMPLICIT = (
+    "envelope.schema-valid",
+    "envelope.emitted-at-ms",
+    "envelope.no-jsonrpc-member",
+    "envelope.json-lines",
+)
 """Requirements every case checks on every message it receives."""
 
 
@@ -112,7 +117,9 @@ class Manifest:
 
     def difference(self, requirement: str, target: str) -> Difference | None:
         """The deliberate difference of `target` on `requirement`, if one is listed."""
-        return next((d for d in self.differences if d.requirement == requirement and d.target == target), None)
+        return next(
+            (d for d in self.differences if d.requirement == requirement and d.target == target), None
+        )
 
     def gap(self, requirement: str, target: str) -> Gap | None:
         """The known gap of `target` on `requirement`, if one is listed."""

@@ -98,7 +98,7 @@ async def run_cases(cases: list[Case], settings: RunSettings) -> list[CaseResult
 
 async def run_case(c: Case, settings: RunSettings, schema: ReferenceSchema, scratch: Path) -> CaseResult:
     """Run one case on a fresh scratch folder and fake model."""
-    scratch.mkdir(parents=True, exist_ok=True)
+    _make_dirs(scratch)
     started = time.monotonic()
     error = ""
     async with FakeResponsesServer(c.model) as model:
@@ -118,6 +118,10 @@ async def run_case(c: Case, settings: RunSettings, schema: ReferenceSchema, scra
     if not settings.keep_scratch:
         shutil.rmtree(scratch, ignore_errors=True)
     return CaseResult(c, ctx.checks, error, time.monotonic() - started, log)
+
+
+def _make_dirs(path: Path) -> None:
+    path.mkdir(parents=True, exist_ok=True)
 
 
 def _close_unchecked(c: Case, checks: dict[str, list[Check]], error: str) -> None:
@@ -142,7 +146,10 @@ def verdicts(manifest: Manifest, results: list[CaseResult], target: str) -> list
         elif not result.failures:
             result.status, result.stale_gap = PASS, gap is not None
         elif diff is not None:
-            result.status, result.reason = DIFFERS, diff.reason + (f" (instead: {diff.instead})" if diff.instead else "")
+            result.status, result.reason = (
+                DIFFERS,
+                diff.reason + (f" (instead: {diff.instead})" if diff.instead else ""),
+            )
         elif gap is not None:
             result.status, result.reason = GAP, gap.reason
         else:
@@ -154,4 +161,3 @@ def verdicts(manifest: Manifest, results: list[CaseResult], target: str) -> list
 def case_bugs(results: list[CaseResult]) -> list[str]:
     """Cases that broke the suite's own rules (e.g. checked a requirement they do not cite)."""
     return [f"{r.case.id}: {r.error}" for r in results if r.error.startswith(CaseBug.__name__)]
-

@@ -80,8 +80,7 @@ class ServerProcess:
     ) -> ServerProcess:
         """Spawn the server from `template` with the placeholders filled from `values`."""
         argv, env = template.render(values)
-        log_dir.mkdir(parents=True, exist_ok=True)
-        stderr_path = log_dir / f"server-{len(list(log_dir.glob('server-*.log')))}.log"
+        stderr_path = _next_log(log_dir)
         with stderr_path.open("wb") as stderr:
             proc = await asyncio.create_subprocess_exec(
                 *argv,
@@ -126,3 +125,9 @@ class ServerProcess:
             except TimeoutError:
                 continue
         return self.proc.returncode
+
+
+def _next_log(log_dir: Path) -> Path:
+    """A fresh `server-N.log` in `log_dir` (a case may start several servers)."""
+    log_dir.mkdir(parents=True, exist_ok=True)
+    return log_dir / f"server-{len(list(log_dir.glob('server-*.log')))}.log"

@@ -66,7 +66,9 @@ def of_method(messages: Iterable[Message], method: str) -> list[Message]:
 def items(messages: Iterable[Message], method: str, item_type: str) -> list[dict[str, Any]]:
     """The `item` of every `method` (item/started or item/completed) notification of `item_type`."""
     return [
-        m["params"]["item"] for m in of_method(messages, method) if m["params"]["item"].get("type") == item_type
+        m["params"]["item"]
+        for m in of_method(messages, method)
+        if m["params"]["item"].get("type") == item_type
     ]
 
 

@@ -42,7 +42,9 @@ async def connect_socket(listen: str, server: ServerProcess) -> WebSocketChannel
     async with asyncio.timeout(CONNECT_WITHIN_S):
         while True:
             if server.proc.returncode is not None:
-                raise ConnectionError(f"server exited ({server.proc.returncode}) before listening on {listen}")
+                raise ConnectionError(
+                    f"server exited ({server.proc.returncode}) before listening on {listen}"
+                )
             try:
                 return WebSocketChannel(await _open(listen))
             except OSError:

@@ -33,12 +33,15 @@ async def until_approval(client: Client, ctx: CaseContext, thread_id: str) -> tu
     mark = client.mark()
     await client.request("turn/start", {"threadId": thread_id, "input": text_input("write hi into out.txt")})
     found = await client.wait_for(
-        lambda m: m.get("method") == "turn/completed" or (m.get("method") == APPROVAL and "id" in m), after=mark
+        lambda m: m.get("method") == "turn/completed" or (m.get("method") == APPROVAL and "id" in m),
+        after=mark,
     )
     return mark, found
 
 
-async def request_shape(ctx: CaseContext, client: Client, mark: int, request: Message, answer_req: str) -> bool:
+async def request_shape(
+    ctx: CaseContext, client: Client, mark: int, request: Message, answer_req: str
+) -> bool:
     """Check the approval request and what preceded it; without one, `answer_req` fails too."""
     log = client.since(mark)
     if request.get("method") != APPROVAL:
@@ -48,11 +51,16 @@ async def request_shape(ctx: CaseContext, client: Client, mark: int, request: Me
         return False
     labels = [label(m) for m in log[: log.index(request)]]
     expected = ["status active[waitingOnApproval]", "item/started commandExecution"]
-    return ctx.check("approvals.command-request", is_subsequence(expected, labels), f"before the request: {labels}")
+    return ctx.check(
+        "approvals.command-request", is_subsequence(expected, labels), f"before the request: {labels}"
+    )
 
 
-@case("approvals.accept", requires=["approvals.command-request", "approvals.command-accept"],
-      model=escalated_write())
+@case(
+    "approvals.accept",
+    requires=["approvals.command-request", "approvals.command-accept"],
+    model=escalated_write(),
+)
 async def accept(ctx: CaseContext) -> None:
     """The shell_approved transcript: read-only sandbox, on-request, the user accepts."""
     client = await ctx.ready_client()
@@ -67,12 +75,19 @@ async def accept(ctx: CaseContext) -> None:
     resolved = [m["params"].get("requestId") for m in of_method(after, "serverRequest/resolved")]
     statuses = [i["status"] for i in items(after, "item/completed", "commandExecution")]
     wrote = (ctx.workdir / "out.txt").is_file()
-    ctx.expect("approvals.command-accept", (resolved, statuses, wrote, done["params"]["turn"]["status"]),
-               ([request["id"]], ["completed"], True, "completed"), "(resolved ids, item status, file, turn)")
+    ctx.expect(
+        "approvals.command-accept",
+        (resolved, statuses, wrote, done["params"]["turn"]["status"]),
+        ([request["id"]], ["completed"], True, "completed"),
+        "(resolved ids, item status, file, turn)",
+    )
 
 
-@case("approvals.decline", requires=["approvals.command-request", "approvals.command-decline"],
-      model=escalated_write())
+@case(
+    "approvals.decline",
+    requires=["approvals.command-request", "approvals.command-decline"],
+    model=escalated_write(),
+)
 async def decline(ctx: CaseContext) -> None:
     """The shell_declined transcript: the user declines; the model is told and answers."""
     client = await ctx.ready_client()
@@ -87,5 +102,9 @@ async def decline(ctx: CaseContext) -> None:
     resolved = [m["params"].get("requestId") for m in of_method(after, "serverRequest/resolved")]
     statuses = [i["status"] for i in items(after, "item/completed", "commandExecution")]
     wrote = (ctx.workdir / "out.txt").exists()
-    ctx.expect("approvals.command-decline", (resolved, statuses, wrote, done["params"]["turn"]["status"]),
-               ([request["id"]], ["declined"], False, "completed"), "(resolved ids, item status, file, turn)")
+    ctx.expect(
+        "approvals.command-decline",
+        (resolved, statuses, wrote, done["params"]["turn"]["status"]),
+        ([request["id"]], ["declined"], False, "completed"),
+        "(resolved ids, item status, file, turn)",
+    )

@@ -43,8 +43,11 @@ async def bad_params(ctx: CaseContext) -> None:
     codes = [error_code(wrong_type), error_code(missing)]
     named = "input" in str(missing.get("error", {}).get("message"))
     started = [m for m in client.since(mark) if m.get("method") == "thread/started"]
-    ctx.check("errors.bad-params-answered", all(c in (-32600, -32602) for c in codes) and named and not started,
-              f"replies {wrong_type} / {missing}; thread/started sent: {bool(started)}")
+    ctx.check(
+        "errors.bad-params-answered",
+        all(c in (-32600, -32602) for c in codes) and named and not started,
+        f"replies {wrong_type} / {missing}; thread/started sent: {bool(started)}",
+    )
     ctx.expect("errors.bad-params-32600", codes, [-32600, -32600], "codes")
     ctx.expect("errors.bad-params-32602", codes, [-32602, -32602], "codes")
 
@@ -55,19 +58,31 @@ async def missing_params(ctx: CaseContext) -> None:
     client = await ctx.ready_client()
     reply = await client.call("thread/list", omit_params=True)
     message = str(reply.get("error", {}).get("message"))
-    ctx.check("errors.missing-params-rejected", error_code(reply) == -32600 and "params" in message,
-              f"reply {reply}")
-    ctx.check("errors.missing-params-as-empty", isinstance(reply.get("result", {}).get("data"), list),
-              f"reply {reply}")
+    ctx.check(
+        "errors.missing-params-rejected",
+        error_code(reply) == -32600 and "params" in message,
+        f"reply {reply}",
+    )
+    ctx.check(
+        "errors.missing-params-as-empty",
+        isinstance(reply.get("result", {}).get("data"), list),
+        f"reply {reply}",
+    )
 
 
 @case("errors.thread-not-found", requires=["errors.thread-not-found"])
 async def thread_not_found(ctx: CaseContext) -> None:
     """Unknown and malformed thread ids."""
     client = await ctx.ready_client()
-    turn = await client.call("turn/start", {"threadId": UNKNOWN_THREAD, "input": [{"type": "text", "text": "hi"}]})
-    ctx.expect("errors.thread-not-found", (error_code(turn), turn.get("error", {}).get("message")),
-               (-32600, f"thread not found: {UNKNOWN_THREAD}"), "turn/start on an unknown thread")
+    turn = await client.call(
+        "turn/start", {"threadId": UNKNOWN_THREAD, "input": [{"type": "text", "text": "hi"}]}
+    )
+    ctx.expect(
+        "errors.thread-not-found",
+        (error_code(turn), turn.get("error", {}).get("message")),
+        (-32600, f"thread not found: {UNKNOWN_THREAD}"),
+        "turn/start on an unknown thread",
+    )
     for thread_id in ("not-a-uuid", UNKNOWN_THREAD):
         read = await client.call("thread/read", {"threadId": thread_id})
         ctx.expect("errors.thread-not-found", error_code(read), -32600, f"thread/read {thread_id}")
@@ -91,7 +106,9 @@ async def malformed_frames(ctx: CaseContext) -> None:
     replies = [m for m in client.since(mark) if "error" in m]
     ctx.check("errors.malformed-frames-silent", not replies, f"replies {replies}")
     shape = [(error_code(m), m.get("id")) for m in replies[:2]]
-    ctx.expect("errors.malformed-frames-answered", shape, [(-32700, None), (-32600, None)], "(code, id) replies")
+    ctx.expect(
+        "errors.malformed-frames-answered", shape, [(-32700, None), (-32600, None)], "(code, id) replies"
+    )
 
 
 @case(

@@ -26,27 +26,48 @@ async def handshake_sequence(ctx: CaseContext) -> None:
     """The handshake_errors transcript's first steps: before, during and after initialize."""
     client = await ctx.connect()
     early = await client.call("thread/list", {})
-    ctx.expect("handshake.not-initialized", (error_code(early), early.get("error", {}).get("message")),
-               (-32600, "Not initialized"), "reply to thread/list before initialize")
+    ctx.expect(
+        "handshake.not-initialized",
+        (error_code(early), early.get("error", {}).get("message")),
+        (-32600, "Not initialized"),
+        "reply to thread/list before initialize",
+    )
     mark = client.mark()
     await client.notify("initialized")
     info = {"name": "conformance_ua", "title": None, "version": "9.8.7"}
     init = await client.call("initialize", {"clientInfo": info})
     before_init = [m for m in client.since(mark)[: client.since(mark).index(init)] if "id" in m]
-    ctx.check("handshake.early-initialized-ignored", not before_init and "result" in init,
-              f"replies to the early `initialized`: {before_init}; initialize: {init}")
+    ctx.check(
+        "handshake.early-initialized-ignored",
+        not before_init and "result" in init,
+        f"replies to the early `initialized`: {before_init}; initialize: {init}",
+    )
     result = init.get("result") or {}
-    ctx.expect("handshake.initialize-result", sorted(result),
-               ["codexHome", "platformFamily", "platformOs", "userAgent"], "initialize result keys")
-    ctx.check("handshake.user-agent", bool(UA.match(str(result.get("userAgent")))),
-              f"userAgent {result.get('userAgent')!r}")
+    ctx.expect(
+        "handshake.initialize-result",
+        sorted(result),
+        ["codexHome", "platformFamily", "platformOs", "userAgent"],
+        "initialize result keys",
+    )
+    ctx.check(
+        "handshake.user-agent",
+        bool(UA.match(str(result.get("userAgent")))),
+        f"userAgent {result.get('userAgent')!r}",
+    )
     listed = await client.call("thread/list", {})
-    ctx.check("handshake.initialized-optional", isinstance(listed.get("result", {}).get("data"), list),
-              f"thread/list before `initialized`: {listed}")
+    ctx.check(
+        "handshake.initialized-optional",
+        isinstance(listed.get("result", {}).get("data"), list),
+        f"thread/list before `initialized`: {listed}",
+    )
     await client.notify("initialized")
     again = await client.call("initialize", {"clientInfo": info})
-    ctx.expect("handshake.already-initialized", (error_code(again), again.get("error", {}).get("message")),
-               (-32600, "Already initialized"), "second initialize")
+    ctx.expect(
+        "handshake.already-initialized",
+        (error_code(again), again.get("error", {}).get("message")),
+        (-32600, "Already initialized"),
+        "second initialize",
+    )
 
 
 @case("envelope.ids", requires=["envelope.string-id", "envelope.jsonrpc-member-accepted"])

@@ -34,7 +34,9 @@ async def two_clients(ctx: CaseContext) -> None:
     b_mark = b.mark()
     await a.request("thread/name/set", {"threadId": thread_id, "name": "shared"})
     renamed = await b.notification("thread/name/updated", after=b_mark)
-    ctx.expect("multiclient.broadcast", renamed["params"].get("threadName"), "shared", "thread/name/updated on B")
+    ctx.expect(
+        "multiclient.broadcast", renamed["params"].get("threadName"), "shared", "thread/name/updated on B"
+    )
     b_mark = b.mark()
     a_mark, _ = await ctx.run_turn(a, thread_id, "second")
     await b.notification("turn/completed", after=b_mark)
@@ -48,7 +50,11 @@ async def two_clients(ctx: CaseContext) -> None:
         script.reply(
             script.function_call(
                 "exec_command",
-                {"cmd": "echo hi > out.txt", "sandbox_permissions": "require_escalated", "justification": "ok?"},
+                {
+                    "cmd": "echo hi > out.txt",
+                    "sandbox_permissions": "require_escalated",
+                    "justification": "ok?",
+                },
                 call_id="call_replay_1",
             )
         ),
@@ -64,10 +70,13 @@ async def pending_approval_replayed(ctx: CaseContext) -> None:
     mark = a.mark()
     await a.request("turn/start", {"threadId": thread_id, "input": text_input("write out.txt")})
     request = await a.wait_for(
-        lambda m: m.get("method") == "turn/completed" or (m.get("method") == APPROVAL and "id" in m), after=mark
+        lambda m: m.get("method") == "turn/completed" or (m.get("method") == APPROVAL and "id" in m),
+        after=mark,
     )
     req = "reconnect.pending-request-replayed"
-    if not ctx.check(req, request.get("method") == APPROVAL, f"no approval request; flow {flow(a.since(mark))}"):
+    if not ctx.check(
+        req, request.get("method") == APPROVAL, f"no approval request; flow {flow(a.since(mark))}"
+    ):
         return
     await a.close()
     b = await ctx.ready_client("B")

@@ -35,15 +35,21 @@ async def start_and_read(ctx: CaseContext) -> None:
     result = await client.request("thread/start", {"cwd": str(ctx.workdir)})
     thread = result["thread"]
     shape = (thread["status"], thread["turns"], thread["preview"], result["cwd"])
-    ctx.expect("thread.start-result", shape, ({"type": "idle"}, [], "", str(ctx.workdir)), "status/turns/preview/cwd")
+    ctx.expect(
+        "thread.start-result", shape, ({"type": "idle"}, [], "", str(ctx.workdir)), "status/turns/preview/cwd"
+    )
     present = [k for k in ("model", "modelProvider", "approvalPolicy", "sandbox") if result.get(k)]
-    ctx.expect("thread.start-result", present, ["model", "modelProvider", "approvalPolicy", "sandbox"], "settings")
+    ctx.expect(
+        "thread.start-result", present, ["model", "modelProvider", "approvalPolicy", "sandbox"], "settings"
+    )
     started = await client.notification("thread/started", after=mark)
     log = client.since(mark)
     reply_at = next(i for i, m in enumerate(log) if m.get("result") is result)
-    ctx.check("thread.started-after-result",
-              started["params"]["thread"]["id"] == thread["id"] and log.index(started) > reply_at,
-              f"thread/started {started['params']['thread']['id']} at {log.index(started)}, reply at {reply_at}")
+    ctx.check(
+        "thread.started-after-result",
+        started["params"]["thread"]["id"] == thread["id"] and log.index(started) > reply_at,
+        f"thread/started {started['params']['thread']['id']} at {log.index(started)}, reply at {reply_at}",
+    )
     ctx.expect("thread.sandbox-projection", result["sandbox"]["type"], "readOnly", "default sandbox")
     for mode, kind in (("workspace-write", "workspaceWrite"), ("danger-full-access", "dangerFullAccess")):
         other = await client.request("thread/start", {"cwd": str(ctx.workdir), "sandbox": mode})
@@ -85,8 +91,11 @@ async def lifecycle(ctx: CaseContext) -> None:
     deleted = await client.request("thread/delete", {"threadId": thread_id})
     note = await client.notification("thread/deleted", after=mark)
     gone = await client.call("thread/read", {"threadId": thread_id})
-    ctx.check("thread.delete", deleted == {} and note["params"]["threadId"] == thread_id and "error" in gone,
-              f"delete {deleted}, read afterwards {gone}")
+    ctx.check(
+        "thread.delete",
+        deleted == {} and note["params"]["threadId"] == thread_id and "error" in gone,
+        f"delete {deleted}, read afterwards {gone}",
+    )
 
 
 async def rename(ctx: CaseContext, client: Client, thread_id: str) -> None:
@@ -94,8 +103,12 @@ async def rename(ctx: CaseContext, client: Client, thread_id: str) -> None:
     mark = client.mark()
     result = await client.request("thread/name/set", {"threadId": thread_id, "name": "Conformance thread"})
     note = await client.notification("thread/name/updated", after=mark)
-    ctx.expect("thread.name-set", (result, note["params"].get("threadId"), note["params"].get("threadName")),
-               ({}, thread_id, "Conformance thread"), "result and notification")
+    ctx.expect(
+        "thread.name-set",
+        (result, note["params"].get("threadId"), note["params"].get("threadName")),
+        ({}, thread_id, "Conformance thread"),
+        "result and notification",
+    )
     empty = await client.call("thread/name/set", {"threadId": thread_id, "name": ""})
     ctx.expect("thread.name-empty-rejected", error_code(empty), -32600, "empty name")
 
@@ -107,14 +120,22 @@ async def archive_cycle(ctx: CaseContext, client: Client, thread_id: str) -> Non
     note = await client.notification("thread/archived", after=mark)
     hidden = await listed(client, thread_id) is None
     shown = await listed(client, thread_id, archived=True) is not None
-    ctx.expect("thread.archive", (result, note["params"]["threadId"], hidden, shown), ({}, thread_id, True, True),
-               "(result, archived id, hidden by default, listed as archived)")
+    ctx.expect(
+        "thread.archive",
+        (result, note["params"]["threadId"], hidden, shown),
+        ({}, thread_id, True, True),
+        "(result, archived id, hidden by default, listed as archived)",
+    )
     mark = client.mark()
     result = await client.request("thread/unarchive", {"threadId": thread_id})
     note = await client.notification("thread/unarchived", after=mark)
     back = await listed(client, thread_id) is not None
-    ctx.expect("thread.unarchive", (result["thread"]["id"], note["params"]["threadId"], back),
-               (thread_id, thread_id, True), "(thread id, unarchived id, listed again)")
+    ctx.expect(
+        "thread.unarchive",
+        (result["thread"]["id"], note["params"]["threadId"], back),
+        (thread_id, thread_id, True),
+        "(thread id, unarchived id, listed again)",
+    )
 
 
 @case(

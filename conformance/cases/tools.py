@@ -17,7 +17,9 @@ PATCH = (
 )
 
 
-async def finish_turn(client: Client, thread_id: str, text: str, decision: Any = "accept") -> tuple[int, Message]:
+async def finish_turn(
+    client: Client, thread_id: str, text: str, decision: Any = "accept"
+) -> tuple[int, Message]:
     """Run a turn, answering any approval request with `decision`; returns (mark, turn/completed)."""
     mark = client.mark()
     await client.request("turn/start", {"threadId": thread_id, "input": text_input(text)})
@@ -56,21 +58,33 @@ async def apply_patch(ctx: CaseContext) -> None:
     completed = items(log, "item/completed", "fileChange")
     kinds = sorted((c["path"].rsplit("/", 1)[-1], c["kind"]["type"]) for i in completed for c in i["changes"])
     req = "tools.apply-patch-file-change"
-    ctx.expect(req, (started, [i["status"] for i in completed]), (["inProgress"], ["completed"]), "fileChange status")
+    ctx.expect(
+        req, (started, [i["status"] for i in completed]), (["inProgress"], ["completed"]), "fileChange status"
+    )
     ctx.expect(req, kinds, [("README.md", "update"), ("new.txt", "add")], "changes")
     ctx.check(req, bool(of_method(log, "turn/diff/updated")), "no turn/diff/updated")
     on_disk = ((ctx.workdir / "notes/new.txt").read_text(), (ctx.workdir / "README.md").read_text())
     ctx.expect(req, on_disk, ("first line\nsecond line\n", "# demo\nnew text\n"), "files")
     outputs = [o["call_id"] for o in tool_outputs(ctx, "custom_tool_call_output")]
-    ctx.expect(req, (len(ctx.model.requests), outputs, done["params"]["turn"]["status"]),
-               (2, ["call_patch_1"], "completed"), "(model requests, tool outputs, turn status)")
+    ctx.expect(
+        req,
+        (len(ctx.model.requests), outputs, done["params"]["turn"]["status"]),
+        (2, ["call_patch_1"], "completed"),
+        "(model requests, tool outputs, turn status)",
+    )
 
 
 @case(
     "tools.exec-command",
     requires=["tools.exec-command"],
     model=[
-        script.reply(script.function_call("exec_command", {"cmd": "echo conformance-ok", "login": False, "yield_time_ms": 30000}, call_id="call_exec_1")),
+        script.reply(
+            script.function_call(
+                "exec_command",
+                {"cmd": "echo conformance-ok", "login": False, "yield_time_ms": 30000},
+                call_id="call_exec_1",
+            )
+        ),
         script.text_reply("The command printed conformance-ok.", deltas=2),
     ],
 )
@@ -83,9 +97,16 @@ async def exec_command(ctx: CaseContext) -> None:
     started = [i["status"] for i in items(log, "item/started", "commandExecution")]
     completed = items(log, "item/completed", "commandExecution")
     req = "tools.exec-command"
-    shape = [(i["status"], i.get("exitCode"), "conformance-ok" in str(i.get("aggregatedOutput"))) for i in completed]
+    shape = [
+        (i["status"], i.get("exitCode"), "conformance-ok" in str(i.get("aggregatedOutput")))
+        for i in completed
+    ]
     ctx.expect(req, (started, shape), (["inProgress"], [("completed", 0, True)]), "commandExecution items")
     outputs = tool_outputs(ctx, "function_call_output")
     seen = [(o["call_id"], "conformance-ok" in json.dumps(o.get("output"))) for o in outputs]
-    ctx.expect(req, (seen, done["params"]["turn"]["status"]), ([("call_exec_1", True)], "completed"),
-               "(tool outputs sent to the model, turn status)")
+    ctx.expect(
+        req,
+        (seen, done["params"]["turn"]["status"]),
+        ([("call_exec_1", True)], "completed"),
+        "(tool outputs sent to the model, turn status)",
+    )

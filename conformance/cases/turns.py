@@ -38,7 +38,9 @@ async def simple_turn(ctx: CaseContext) -> None:
     thread_id = await ctx.start_thread(client)
     mark = client.mark()
     result = await client.request("turn/start", {"threadId": thread_id, "input": text_input("hello")})
-    ctx.expect("turn.start-result", (result["turn"]["status"], result["turn"]["items"]), ("inProgress", []), "turn")
+    ctx.expect(
+        "turn.start-result", (result["turn"]["status"], result["turn"]["items"]), ("inProgress", []), "turn"
+    )
     done = await client.notification("turn/completed", after=mark)
     log = client.since(mark)
     ctx.expect("turn.text-reply-order", flow(log), TEXT_FLOW, "notification order")
@@ -46,8 +48,11 @@ async def simple_turn(ctx: CaseContext) -> None:
     completed = items(log, "item/completed", "agentMessage")
     ctx.expect("turn.deltas-concatenate", (deltas, [i["text"] for i in completed]), (REPLY, [REPLY]), "text")
     labels = [label(m) for m in log]
-    ctx.check("turn.token-usage", is_subsequence(["thread/tokenUsage/updated", "turn/completed completed"], labels),
-              f"order {labels}")
+    ctx.check(
+        "turn.token-usage",
+        is_subsequence(["thread/tokenUsage/updated", "turn/completed completed"], labels),
+        f"order {labels}",
+    )
     turn = done["params"]["turn"]
     shape = (turn["status"], [(i["type"], i.get("text")) for i in turn["items"]], turn.get("itemsView"))
     ctx.expect("turn.completed-summary", shape, ("completed", [("agentMessage", REPLY)], "summary"), "turn")
@@ -66,12 +71,15 @@ async def steer(ctx: CaseContext) -> None:
     client = await ctx.ready_client()
     thread_id = await ctx.start_thread(client)
     mark = client.mark()
-    turn_id = (await client.request("turn/start", {"threadId": thread_id, "input": text_input("start")}))["turn"]["id"]
+    turn_id = (await client.request("turn/start", {"threadId": thread_id, "input": text_input("start")}))[
+        "turn"
+    ]["id"]
     await client.notification("item/agentMessage/delta", after=mark)
     await ctx.model.wait_for_gate("steer", within_s=20)
     steer_mark = client.mark()
     steered = await client.request(
-        "turn/steer", {"threadId": thread_id, "expectedTurnId": turn_id, "input": text_input("also add tests")}
+        "turn/steer",
+        {"threadId": thread_id, "expectedTurnId": turn_id, "input": text_input("also add tests")},
     )
     wrong = await client.call(
         "turn/steer", {"threadId": thread_id, "expectedTurnId": "wrong", "input": text_input("nope")}
@@ -80,12 +88,22 @@ async def steer(ctx: CaseContext) -> None:
     ctx.model.release("steer")
     done = await client.notification("turn/completed", after=mark)
     after = client.since(steer_mark)
-    steer_items = [i for i in items(after, "item/completed", "userMessage")
-                   if any(c.get("text") == "also add tests" for c in i["content"])]
-    ctx.expect("turn.steer", (steered, len(steer_items), done["params"]["turn"]["status"]),
-               ({"turnId": turn_id}, 1, "completed"), "(result, steer userMessage items, turn status)")
-    ctx.check("turn.steer", is_subsequence(["item/completed userMessage", "item/completed agentMessage"],
-                                           flow(after)), f"after steer: {flow(after)}")
+    steer_items = [
+        i
+        for i in items(after, "item/completed", "userMessage")
+        if any(c.get("text") == "also add tests" for c in i["content"])
+    ]
+    ctx.expect(
+        "turn.steer",
+        (steered, len(steer_items), done["params"]["turn"]["status"]),
+        ({"turnId": turn_id}, 1, "completed"),
+        "(result, steer userMessage items, turn status)",
+    )
+    ctx.check(
+        "turn.steer",
+        is_subsequence(["item/completed userMessage", "item/completed agentMessage"], flow(after)),
+        f"after steer: {flow(after)}",
+    )
     idle = await client.call(
         "turn/steer", {"threadId": thread_id, "expectedTurnId": turn_id, "input": text_input("late")}
     )
@@ -105,14 +123,20 @@ async def interrupt(ctx: CaseContext) -> None:
     client = await ctx.ready_client()
     thread_id = await ctx.start_thread(client)
     mark = client.mark()
-    turn_id = (await client.request("turn/start", {"threadId": thread_id, "input": text_input("go")}))["turn"]["id"]
+    turn_id = (await client.request("turn/start", {"threadId": thread_id, "input": text_input("go")}))[
+        "turn"
+    ]["id"]
     await client.notification("item/agentMessage/delta", after=mark)
     interrupt_mark = client.mark()
     result = await client.request("turn/interrupt", {"threadId": thread_id, "turnId": turn_id})
     done = await client.notification("turn/completed", after=mark)
     tail = flow(client.since(interrupt_mark))
-    ctx.expect("turn.interrupt", (result, done["params"]["turn"]["status"]), ({}, "interrupted"), "result, status")
-    ctx.check("turn.interrupt", is_subsequence(["status idle", "turn/completed interrupted"], tail), f"flow {tail}")
+    ctx.expect(
+        "turn.interrupt", (result, done["params"]["turn"]["status"]), ({}, "interrupted"), "result, status"
+    )
+    ctx.check(
+        "turn.interrupt", is_subsequence(["status idle", "turn/completed interrupted"], tail), f"flow {tail}"
+    )
     again = await client.call("turn/interrupt", {"threadId": thread_id, "turnId": turn_id})
     ctx.expect("turn.interrupt-idle", error_code(again), -32600, "interrupt with no active turn")
     _, fresh = await ctx.run_turn(client, thread_id, "again")
@@ -131,17 +155,26 @@ async def failed_upstream(ctx: CaseContext) -> None:
     mark, done = await ctx.run_turn(client, thread_id, "too much")
     errors = of_method(client.since(mark), "error")
     turn = done["params"]["turn"]
-    ctx.check("turn.failed-upstream", bool(errors) and errors[-1]["params"].get("willRetry") is False,
-              f"error notifications {errors}")
-    ctx.expect("turn.failed-upstream", (turn["status"], turn.get("error") is not None), ("failed", True), "turn")
+    ctx.check(
+        "turn.failed-upstream",
+        bool(errors) and errors[-1]["params"].get("willRetry") is False,
+        f"error notifications {errors}",
+    )
+    ctx.expect(
+        "turn.failed-upstream", (turn["status"], turn.get("error") is not None), ("failed", True), "turn"
+    )
     labels = [label(m) for m in client.since(mark)]
-    ctx.check("turn.failed-upstream", is_subsequence(["error", "turn/completed failed"], labels), f"order {labels}")
+    ctx.check(
+        "turn.failed-upstream", is_subsequence(["error", "turn/completed failed"], labels), f"order {labels}"
+    )
 
 
 @case(
     "turn.reasoning",
     requires=["turn.reasoning-item"],
-    model=[script.reply(script.reasoning(["**Planning**\n\nLook first, then answer."]), script.message("Done."))],
+    model=[
+        script.reply(script.reasoning(["**Planning**\n\nLook first, then answer."]), script.message("Done."))
+    ],
 )
 async def reasoning(ctx: CaseContext) -> None:
     """A reasoning item with a summary, then a message."""
@@ -155,7 +188,12 @@ async def reasoning(ctx: CaseContext) -> None:
         "item/started agentMessage",
         "item/completed agentMessage",
     ]
-    ctx.check("turn.reasoning-item", is_subsequence(expected, flow(client.since(mark))),
-              f"flow {flow(client.since(mark))}")
+    ctx.check(
+        "turn.reasoning-item",
+        is_subsequence(expected, flow(client.since(mark))),
+        f"flow {flow(client.since(mark))}",
+    )
     summary = [i.get("summary") for i in items(client.since(mark), "item/completed", "reasoning")]
-    ctx.expect("turn.reasoning-item", summary, [["**Planning**\n\nLook first, then answer."]], "reasoning summary")
+    ctx.expect(
+        "turn.reasoning-item", summary, [["**Planning**\n\nLook first, then answer."]], "reasoning summary"
+    )

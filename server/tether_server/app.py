@@ -12,10 +12,12 @@ from typing import Any
 from tether_protocol.methods import CLIENT_METHODS
 from tether_server import __version__, log
 from tether_server.config import Config, LoadedConfig, resolve_api_key
+from tether_server.core.ids import now_s
 from tether_server.core.session import SessionDeps
 from tether_server.errors import SandboxError, TetherError
 from tether_server.processor.approvals import ApprovalBroker
 from tether_server.processor.handlers import build_handlers
+from tether_server.processor.lifecycle import IdleUnloader
 from tether_server.processor.state import ServerState
 from tether_server.processor.subscriptions import Subscriptions
 from tether_server.providers.base import ModelProvider, ProviderSettings
@@ -26,7 +28,7 @@ from tether_server.sandbox.policy import SandboxPolicy
 from tether_server.sandbox.probe import SandboxCapability, probe_sandbox
 from tether_server.sandbox.runner import PreparedCommand
 from tether_server.sandbox.runner import prepare as prepare_command
-from tether_server.store.base import ThreadStore
+from tether_server.store.base import LoadedThread, ThreadRecord, ThreadStore
 from tether_server.store.sqlite import SqliteThreadStore
 from tether_server.threads.manager import ThreadManager
 from tether_server.tools.exec.environment import build_env
@@ -46,6 +48,9 @@ def command_env(environ: Mapping[str, str], config: Config) -> dict[str, str]:
         include_only=policy.include_only,
         set_vars=policy.set,
     )
+
+
+_EMPTY = LoadedThread(ThreadRecord("", 0, 0, 0, "", "", ""), [], [], [])
 
 
 class Providers:
@@ -103,6 +108,7 @@ class App:
     store: ThreadStore | None = None
     state: ServerState | None = None
     providers: Providers | None = None
+    unloader: IdleUnloader | None = None
     tasks: set[asyncio.Task[None]] = field(default_factory=set)
 
     async def start(self) -> Dispatcher:
@@ -144,6 +150,21 @@ class App:
         state.dispatcher = dispatcher
         state.approvals = ApprovalBroker(dispatcher.server_requests, subscriptions, threads)
         brokers.append(state.approvals)
+        for thread_id, turn_id in await self.store.interrupt_in_progress(now_s()):
+            _log.warning("turn.recovered_as_interrupted", thread_id=thread_id, turn_id=turn_id)
+            record = next(
+                (
+                    t
+                    for t in (await self.store.load_thread(thread_id) or _EMPTY).turns
+                    if t.turn_id == turn_id
+                ),
+                None,
+            )
+            if record is not None:
+                state.recovered.setdefault(thread_id, []).append(record)
+        self.unloader = IdleUnloader(state, float(cfg.thread_unload_delay_secs))
+        subscriptions.on_idle = self.unloader.on_idle
+        subscriptions.on_subscribe = self.unloader.cancel
         self.state = state
         return dispatcher
 
@@ -165,6 +186,8 @@ class App:
             await handle.session.wait_idle()
 
     async def close(self) -> None:
+        if self.unloader is not None:
+            self.unloader.shutdown()
         if self.state is not None:
             await self.state.threads.shutdown()
         if self.providers is not None:

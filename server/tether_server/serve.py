@@ -302,11 +302,12 @@ class Listeners:
     async def _shut_down(self) -> None:
         if self._drain is not None:
             self._drain.cancel()
+        for entry in self._ws_servers:
+            # Our connections close themselves once their outbox is flushed (nothing queued is lost).
+            entry.server.close(close_connections=False)
         if self._dispatcher is not None:
             for conn in list(self._dispatcher.connections):
                 conn.shutdown("server stopping")
-        for entry in self._ws_servers:
-            entry.server.close()
         await self._wait_stopped()
         for path in self._sockets:
             path.unlink(missing_ok=True)

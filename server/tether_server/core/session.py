@@ -10,6 +10,7 @@ from typing import Any
 
 from tether_server import log
 from tether_server.core import context, items
+from tether_server.core.history import normalized
 from tether_server.core.ids import now_ms, now_s, uuid7
 from tether_server.core.ports import ApprovalPort, EventSink
 from tether_server.core.review import DENIALS_BEFORE_INTERRUPT, review
@@ -271,7 +272,7 @@ class ThreadSession:
         return ModelRequest(
             model=self.settings.model,
             instructions=context.base_instructions(self.settings),
-            input=list(self.history),
+            input=normalized(self.history),
             tools=default_tools(),
             parallel_tool_calls=False,
             reasoning=reasoning,

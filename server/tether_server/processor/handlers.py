@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable, Mapping
 from typing import Any
 
-from tether_server.processor import misc, thread, turn
+from tether_server.processor import history, misc, thread, turn
 from tether_server.processor.state import ServerState
 from tether_server.rpc.context import RequestContext
 from tether_server.rpc.dispatcher import Handler
@@ -26,6 +26,10 @@ _IMPLS: dict[str, Impl] = {
     "thread/archive": thread.archive,
     "thread/unarchive": thread.unarchive,
     "thread/delete": thread.delete,
+    "thread/turns/list": history.turns_list,
+    "thread/items/list": history.items_list,
+    "thread/fork": history.fork,
+    "thread/revert": history.revert,
     "turn/start": turn.start,
     "turn/steer": turn.steer,
     "turn/interrupt": turn.interrupt,

@@ -9,7 +9,7 @@ from tether_server.config import LoadedConfig
 from tether_server.processor.approvals import ApprovalBroker
 from tether_server.processor.subscriptions import Subscriptions
 from tether_server.rpc.dispatcher import Dispatcher
-from tether_server.store.base import ThreadStore
+from tether_server.store.base import ThreadStore, TurnRecord
 from tether_server.threads.manager import ThreadManager
 
 
@@ -22,6 +22,7 @@ class ServerState:
     subscriptions: Subscriptions
     dispatcher: Dispatcher | None = None
     approvals: ApprovalBroker | None = None
+    recovered: dict[str, list[TurnRecord]] = field(default_factory=dict)
     draining: bool = False
     originator: str | None = None
     version: str = "0.1.0"

@@ -38,6 +38,7 @@ class Subscriptions:
         self._all = all_connections
         self._subs: dict[str, dict[int, Connection]] = {}
         self.on_idle: Callable[[str], None] | None = None
+        self.on_subscribe: Callable[[str], None] | None = None
 
     def attach(self, handle: ThreadHandle) -> None:
         """Start routing a newly loaded thread's events."""
@@ -59,6 +60,8 @@ class Subscriptions:
         subs = self._subs.setdefault(thread_id, {})
         fresh = conn.id not in subs
         subs[conn.id] = conn
+        if self.on_subscribe is not None:
+            self.on_subscribe(thread_id)
         return fresh
 
     def unsubscribe(self, thread_id: str, conn: Connection) -> bool:

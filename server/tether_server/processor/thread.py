@@ -7,6 +7,7 @@ from typing import Any
 from tether_protocol import CODEX_PROTOCOL_VERSION
 from tether_server.core.ids import now_s, uuid7
 from tether_server.errors import Conflict, InvalidRequest, NotFound, archived_message
+from tether_server.processor.lifecycle import announce_recovered
 from tether_server.processor.settings import default_cwd, thread_settings, wire
 from tether_server.processor.state import ServerState
 from tether_server.processor.views import session_response, thread_json, turn_json
@@ -78,6 +79,7 @@ async def resume(state: ServerState, ctx: RequestContext, params: Any) -> dict[s
         collaborationMode=None, initialTurnsPage=None, turnsBackwardsCursor=None, itemsBackwardsCursor=None
     )
     ctx.respond(response)
+    await announce_recovered(state, handle)
     if params.after_seq is not None:
         await _replay(state, ctx, handle, params.after_seq)
     if state.approvals is not None:

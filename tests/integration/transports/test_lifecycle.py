@@ -121,3 +121,20 @@ async def test_the_managed_daemon_starts_once_reports_status_and_stops(
     assert running[0] == 0 and "is running" in running[1]
     assert stopped[0] == 0 and "stopped" in stopped[1]
     assert after == (3, "tether app-server daemon is not running\n")
+
+
+async def test_repeated_sighup_keeps_waiting_for_the_running_turn(
+    socket_server: StartSocketServer, fake_model: FakeResponsesServer, workdir: Path
+) -> None:
+    server = await socket_server("--listen", "unix://")
+    client = await _running_turn(server, fake_model, workdir)
+
+    server.signal(signal.SIGHUP)
+    server.signal(signal.SIGHUP)
+    await server.logged('"count": 2')
+    still_serving = await client.call("thread/loaded/list", {})
+    fake_model.release("hold")
+    await client.notification("turn/completed")
+
+    assert "result" in still_serving
+    assert await server.wait() == 0

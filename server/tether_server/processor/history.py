@@ -1,0 +1,208 @@
+"""thread/turns/list, thread/items/list, thread/fork, thread/revert."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from tether_server.core.ids import now_s, uuid7
+from tether_server.errors import InvalidRequest, MethodNotFound
+from tether_server.processor.settings import thread_settings, wire
+from tether_server.processor.state import ServerState
+from tether_server.processor.views import session_response, thread_json, turn_json
+from tether_server.rpc.context import RequestContext
+from tether_server.rpc.outgoing import send_notification
+from tether_server.store.base import (
+    Batch,
+    HistoryRecord,
+    InvalidCursor,
+    ItemRecord,
+    LoadedThread,
+    SortDirection,
+    ThreadRecord,
+    TurnRecord,
+)
+
+
+def _view_items(items: list[dict[str, Any]], view: str) -> list[dict[str, Any]]:
+    if view == "full":
+        return items
+    if view == "notLoaded":
+        return []
+    first_user = next((i for i in items if i.get("type") == "userMessage"), None)
+    last_agent = next((i for i in reversed(items) if i.get("type") == "agentMessage"), None)
+    return [i for i in (first_user, last_agent) if i is not None]
+
+
+async def _require_materialized(state: ServerState, thread_id: str, what: str) -> None:
+    if await state.store.get_thread(thread_id) is not None:
+        return
+    handle = state.threads.get(thread_id)
+    if handle is not None:
+        raise (
+            MethodNotFound(f"{what} is not supported yet")
+            if what.startswith("thread/items")
+            else InvalidRequest(
+                f"thread {thread_id} is not materialized yet; {what} is unavailable before first user message"
+            )
+        )
+    raise InvalidRequest(f"thread not loaded: {thread_id}")
+
+
+async def turns_list(state: ServerState, ctx: RequestContext, params: Any) -> dict[str, Any]:
+    await _require_materialized(state, params.thread_id, "thread/turns/list")
+    direction: SortDirection = "asc" if wire(params.sort_direction) == "asc" else "desc"
+    limit = max(1, min(params.limit or 25, 200))
+    try:
+        page = await state.store.list_turns(
+            params.thread_id, cursor=params.cursor, limit=limit, direction=direction
+        )
+    except InvalidCursor:
+        raise InvalidRequest(f"invalid cursor: {params.cursor}") from None
+    view = wire(params.items_view) or "summary"
+    data = []
+    for turn in page.data:
+        items: list[dict[str, Any]] = []
+        if view != "notLoaded":
+            rows = await state.store.list_items(
+                params.thread_id, turn_id=turn.turn_id, cursor=None, limit=100_000, direction="asc"
+            )
+            items = [r.item for r in rows.data]
+        data.append(turn_json(turn, _view_items(items, view), view))
+    return {"data": data, "nextCursor": page.next_cursor, "backwardsCursor": page.backwards_cursor}
+
+
+async def items_list(state: ServerState, ctx: RequestContext, params: Any) -> dict[str, Any]:
+    await _require_materialized(state, params.thread_id, "thread/items/list")
+    direction: SortDirection = "desc" if wire(params.sort_direction) == "desc" else "asc"
+    cursor = params.cursor if isinstance(params.cursor, str) else None
+    limit = max(1, min(params.limit or 50, 500))
+    try:
+        page = await state.store.list_items(
+            params.thread_id, turn_id=params.turn_id, cursor=cursor, limit=limit, direction=direction
+        )
+    except InvalidCursor:
+        raise InvalidRequest(f"invalid cursor: {params.cursor}") from None
+    data = [
+        {
+            "turnId": r.turn_id,
+            "item": r.item,
+            "startedAtMs": r.started_at_ms,
+            "completedAtMs": r.completed_at_ms,
+        }
+        for r in page.data
+    ]
+    return {"data": data, "nextCursor": page.next_cursor, "backwardsCursor": page.backwards_cursor}
+
+
+def _prefix(loaded: LoadedThread, last_turn_id: str | None) -> LoadedThread:
+    """The thread up to and including `last_turn_id` (everything when None)."""
+    if last_turn_id is None:
+        return loaded
+    ids = [t.turn_id for t in loaded.turns]
+    if last_turn_id not in ids:
+        raise InvalidRequest(f"turn not found: {last_turn_id}")
+    keep = set(ids[: ids.index(last_turn_id) + 1])
+    return LoadedThread(
+        loaded.record,
+        [t for t in loaded.turns if t.turn_id in keep],
+        [i for i in loaded.items if i.turn_id in keep],
+        [h for h in loaded.history if h.turn_id in keep],
+    )
+
+
+def _copy(source: LoadedThread, record: ThreadRecord) -> Batch:
+    tid = record.id
+    return Batch(
+        thread=record,
+        turns=[
+            TurnRecord(
+                tid,
+                t.turn_id,
+                t.ordinal,
+                t.status if t.status != "inProgress" else "interrupted",
+                t.error,
+                t.started_at,
+                t.completed_at,
+                t.duration_ms,
+            )
+            for t in source.turns
+        ],
+        items=[
+            ItemRecord(tid, i.turn_id, i.item_id, i.ordinal, i.item, i.started_at_ms, i.completed_at_ms)
+            for i in source.items
+        ],
+        history=[HistoryRecord(tid, h.turn_id, n, h.item) for n, h in enumerate(source.history)],
+    )
+
+
+async def fork(state: ServerState, ctx: RequestContext, params: Any) -> dict[str, Any]:
+    loaded = await state.store.load_thread(params.thread_id)
+    if loaded is None:
+        raise InvalidRequest(f"no rollout found for thread id {params.thread_id}")
+    source = _prefix(loaded, params.last_turn_id)
+    settings = thread_settings(state.config.config, params, _cwd_default(loaded.record))
+    now = now_s()
+    record = ThreadRecord(
+        id=uuid7(),
+        created_at=now,
+        updated_at=now,
+        recency_at=now,
+        cwd=settings.cwd,
+        model=settings.model,
+        model_provider=settings.model_provider,
+        source=loaded.record.source,
+        cli_version=loaded.record.cli_version,
+        originator=loaded.record.originator,
+        preview=loaded.record.preview,
+        forked_from_id=params.thread_id,
+        git_info=loaded.record.git_info,
+        settings=settings.to_json(),
+    )
+    if not params.ephemeral:
+        await state.store.commit(_copy(source, record))
+        opened = await state.threads.open(record.id)
+        assert opened is not None
+        handle = opened.handle
+    else:
+        handle = state.threads.create(record, settings, ephemeral=True)
+        handle.session.history = [h.item for h in source.history]
+    state.subscriptions.subscribe(record.id, ctx.connection)
+    turns = [] if params.exclude_turns else [turn_json(t, [], "notLoaded") for t in source.turns]
+    thread = thread_json(
+        record, status=handle.session.status, loaded=True, ephemeral=bool(params.ephemeral), turns=turns
+    )
+    ctx.respond(session_response(thread, handle.session.settings))
+    send_notification(_conns(state), "thread/started", {"thread": thread})
+    return {}
+
+
+def _cwd_default(record: ThreadRecord) -> Any:
+    from pathlib import Path
+
+    return Path(record.cwd)
+
+
+async def revert(state: ServerState, ctx: RequestContext, params: Any) -> dict[str, Any]:
+    handle = state.threads.get(params.thread_id)
+    if handle is None:
+        raise InvalidRequest(f"thread not loaded: {params.thread_id}")
+    session = handle.session
+    if session.active is not None:
+        session.interrupt(None)
+        await session.wait_idle()
+    if not await state.store.truncate_before_turn(params.thread_id, params.before_turn_id):
+        raise InvalidRequest(f"turn not found: {params.before_turn_id}")
+    await session.set_status({"type": "notLoaded"})
+    await state.threads.unload(params.thread_id)
+    opened = await state.threads.open(params.thread_id)
+    assert opened is not None
+    reloaded = opened.handle
+    await reloaded.session.set_status({"type": "idle"})
+    thread = thread_json(reloaded.session.record, status=reloaded.session.status, loaded=True)
+    ctx.respond({"thread": thread, "turnsBackwardsCursor": None, "itemsBackwardsCursor": None})
+    await reloaded.emit("thread/reverted", {"threadId": params.thread_id})
+    return {}
+
+
+def _conns(state: ServerState) -> list[Any]:
+    return list(state.dispatcher.connections) if state.dispatcher else []
