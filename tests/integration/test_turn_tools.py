@@ -208,11 +208,10 @@ async def test_a_sandboxed_command_can_write_in_the_workspace_but_not_outside(
 async def test_commands_do_not_see_credentials_from_the_daemon_environment(
     start_server: StartServer, fake_model: FakeResponsesServer, workdir: Path
 ) -> None:
-    fake_model.add(
-        script.reply(script.function_call("exec_command", {"cmd": "env"}, "call_env")), script.text_reply("ok")
-    )
+    call = script.function_call("exec_command", {"cmd": "env"}, "call_env")
+    fake_model.add(script.reply(call), script.text_reply("ok"))
     server = await start_server(env={"OPENAI_API_KEY": "sk-should-not-leak", "HARMLESS_VAR": "visible"})
-    mark, _turn_json = await _turn(server, await _thread(server, workdir), "env")
+    await _turn(server, await _thread(server, workdir), "env")
     output = _output(fake_model, "call_env")
     assert "HARMLESS_VAR=visible" in output
     assert "sk-should-not-leak" not in output
