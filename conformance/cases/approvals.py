@@ -108,3 +108,125 @@ async def decline(ctx: CaseContext) -> None:
         ([request["id"]], ["declined"], False, "completed"),
         "(resolved ids, item status, file, turn)",
     )
+
+
+@case(
+    "approvals.cancel",
+    requires=["approvals.command-request", "approvals.command-cancel"],
+    model=escalated_write(),
+)
+async def cancel(ctx: CaseContext) -> None:
+    """The user cancels: the turn ends interrupted."""
+    client = await ctx.ready_client()
+    thread_id = await ctx.start_thread(client, approvalPolicy="on-request", sandbox="read-only")
+    mark, request = await until_approval(client, ctx, thread_id)
+    if not await request_shape(ctx, client, mark, request, "approvals.command-cancel"):
+        return
+    answer_mark = client.mark()
+    await client.respond(request["id"], {"decision": "cancel"})
+    done = await client.notification("turn/completed", after=mark)
+    resolved = [
+        m["params"].get("requestId") for m in of_method(client.since(answer_mark), "serverRequest/resolved")
+    ]
+    ctx.expect(
+        "approvals.command-cancel",
+        (resolved, done["params"]["turn"]["status"], (ctx.workdir / "out.txt").exists()),
+        ([request["id"]], "interrupted", False),
+        "(resolved ids, turn status, file written)",
+    )
+
+
+@case(
+    "approvals.error-reply",
+    requires=["approvals.command-request", "approvals.command-error-reply"],
+    model=escalated_write(),
+)
+async def error_reply(ctx: CaseContext) -> None:
+    """The client answers the approval request with a JSON-RPC error."""
+    client = await ctx.ready_client()
+    thread_id = await ctx.start_thread(client, approvalPolicy="on-request", sandbox="read-only")
+    mark, request = await until_approval(client, ctx, thread_id)
+    if not await request_shape(ctx, client, mark, request, "approvals.command-error-reply"):
+        return
+    answer_mark = client.mark()
+    await client.send({"id": request["id"], "error": {"code": -32000, "message": "client cannot decide"}})
+    done = await client.notification("turn/completed", after=mark)
+    statuses = [i["status"] for i in items(client.since(answer_mark), "item/completed", "commandExecution")]
+    ctx.expect(
+        "approvals.command-error-reply",
+        (statuses, done["params"]["turn"]["status"]),
+        (["failed"], "completed"),
+        "(item status, turn status)",
+    )
+
+
+@case(
+    "approvals.interrupt",
+    requires=["approvals.command-request", "approvals.interrupt-resolves"],
+    model=escalated_write(),
+)
+async def interrupt_pending(ctx: CaseContext) -> None:
+    """`turn/interrupt` while the approval request is unanswered."""
+    client = await ctx.ready_client()
+    thread_id = await ctx.start_thread(client, approvalPolicy="on-request", sandbox="read-only")
+    mark, request = await until_approval(client, ctx, thread_id)
+    if not await request_shape(ctx, client, mark, request, "approvals.interrupt-resolves"):
+        return
+    answer_mark = client.mark()
+    turn_id = request["params"]["turnId"]
+    await client.request("turn/interrupt", {"threadId": thread_id, "turnId": turn_id})
+    done = await client.notification("turn/completed", after=mark)
+    resolved = [
+        m["params"].get("requestId") for m in of_method(client.since(answer_mark), "serverRequest/resolved")
+    ]
+    ctx.expect(
+        "approvals.interrupt-resolves",
+        (resolved, done["params"]["turn"]["status"]),
+        ([request["id"]], "interrupted"),
+        "(resolved ids, turn status)",
+    )
+
+
+OUTSIDE_PATCH = "*** Begin Patch\n*** Add File: created.txt\n+made with approval\n*** End Patch"
+
+
+@case(
+    "approvals.file-change",
+    requires=["approvals.file-change"],
+    model=[
+        script.reply(script.custom_tool_call("apply_patch", OUTSIDE_PATCH, call_id="call_patch_ro")),
+        script.text_reply("Created it.", deltas=2),
+    ],
+)
+async def file_change(ctx: CaseContext) -> None:
+    """apply_patch in a read-only sandbox asks for approval; the user accepts."""
+    client = await ctx.ready_client()
+    thread_id = await ctx.start_thread(client, approvalPolicy="on-request", sandbox="read-only")
+    mark = client.mark()
+    await client.request("turn/start", {"threadId": thread_id, "input": text_input("create created.txt")})
+    request = await client.wait_for(
+        lambda m: (
+            m.get("method") == "turn/completed"
+            or (m.get("method") == "item/fileChange/requestApproval" and "id" in m)
+        ),
+        after=mark,
+    )
+    req = "approvals.file-change"
+    log = client.since(mark)
+    if not ctx.check(req, "id" in request, f"no approval request; flow {flow(log)}"):
+        return
+    before = [label(m) for m in log[: log.index(request)]]
+    ctx.check(req, "item/started fileChange" in before, f"before the request: {before}")
+    answer_mark = client.mark()
+    await client.respond(request["id"], {"decision": "accept"})
+    done = await client.notification("turn/completed", after=mark)
+    after = client.since(answer_mark)
+    resolved = [m["params"].get("requestId") for m in of_method(after, "serverRequest/resolved")]
+    statuses = [i["status"] for i in items(after, "item/completed", "fileChange")]
+    created = (ctx.workdir / "created.txt").is_file()
+    ctx.expect(
+        req,
+        (resolved, statuses, created, done["params"]["turn"]["status"]),
+        ([request["id"]], ["completed"], True, "completed"),
+        "(resolved ids, item status, file, turn status)",
+    )

@@ -128,3 +128,18 @@ async def ignored_client_messages(ctx: CaseContext) -> None:
     survived = await usable(client, "notification")
     replies = [m for m in client.since(mark) if "error" in m]
     ctx.check("errors.unknown-notification-ignored", survived and not replies, f"replies {replies}")
+
+
+@case("errors.remote-image-rejected", requires=["errors.remote-image-rejected"])
+async def remote_image(ctx: CaseContext) -> None:
+    """`turn/start` with an https image URL."""
+    client = await ctx.ready_client()
+    thread_id = await ctx.start_thread(client)
+    image = {"type": "image", "url": "https://example.com/cat.png"}
+    reply = await client.call("turn/start", {"threadId": thread_id, "input": [image]})
+    ctx.expect(
+        "errors.remote-image-rejected",
+        (error_code(reply), reply.get("error", {}).get("message")),
+        (-32600, "remote image URLs are not supported; use an inline data URL instead"),
+        "reply",
+    )

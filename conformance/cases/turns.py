@@ -145,7 +145,7 @@ async def interrupt(ctx: CaseContext) -> None:
 
 @case(
     "turn.failed-upstream",
-    requires=["turn.failed-upstream"],
+    requires=["turn.failed-upstream", "turn.failed-system-error"],
     model=[script.failed("context_length_exceeded", "Your input exceeds the context window of this model.")],
 )
 async def failed_upstream(ctx: CaseContext) -> None:
@@ -164,6 +164,11 @@ async def failed_upstream(ctx: CaseContext) -> None:
         "turn.failed-upstream", (turn["status"], turn.get("error") is not None), ("failed", True), "turn"
     )
     labels = [label(m) for m in client.since(mark)]
+    ctx.check(
+        "turn.failed-system-error",
+        is_subsequence(["status systemError", "turn/completed failed"], labels),
+        f"order {labels}",
+    )
     ctx.check(
         "turn.failed-upstream", is_subsequence(["error", "turn/completed failed"], labels), f"order {labels}"
     )
@@ -196,4 +201,38 @@ async def reasoning(ctx: CaseContext) -> None:
     summary = [i.get("summary") for i in items(client.since(mark), "item/completed", "reasoning")]
     ctx.expect(
         "turn.reasoning-item", summary, [["**Planning**\n\nLook first, then answer."]], "reasoning summary"
+    )
+
+
+@case(
+    "turn.start-while-active",
+    requires=["turn.start-while-active-steers"],
+    model=[
+        script.reply(script.message("Busy.", deltas=2), script.gated("second")),
+        script.text_reply("Handled both.", deltas=2),
+    ],
+)
+async def start_while_active(ctx: CaseContext) -> None:
+    """A second `turn/start` while the first turn is still streaming."""
+    client = await ctx.ready_client()
+    thread_id = await ctx.start_thread(client)
+    mark = client.mark()
+    first = await client.request("turn/start", {"threadId": thread_id, "input": text_input("first")})
+    await ctx.model.wait_for_gate("second", within_s=20)
+    second = await client.request("turn/start", {"threadId": thread_id, "input": text_input("second input")})
+    ctx.model.release("second")
+    await client.notification("turn/completed", after=mark)
+    log = client.since(mark)
+    users = [
+        c.get("text")
+        for i in items(log, "item/completed", "userMessage")
+        for c in i["content"]
+        if "text" in c
+    ]
+    turns = {m["params"]["turn"]["id"] for m in of_method(log, "turn/started")}
+    ctx.expect(
+        "turn.start-while-active-steers",
+        (second["turn"]["id"] == first["turn"]["id"], users, len(turns)),
+        (True, ["first", "second input"], 1),
+        "(same turn id, user messages, turns started)",
     )

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from tether_server import log
-from tether_server.core import context, items
+from tether_server.core import context, items, user_shell
 from tether_server.core.history import normalized
 from tether_server.core.ids import now_ms, now_s, uuid7
 from tether_server.core.ports import ApprovalPort, EventSink
@@ -89,6 +89,7 @@ class ThreadSession:
         self.processes = ProcessSessions()
         self.approved_for_session: set[str] = set()
         self._denials = 0
+        self._side_tasks: set[asyncio.Task[None]] = set()
         self.materialized = bool(history) or bool(record.preview)
 
     # ---- persistence helpers -------------------------------------------------------------------
@@ -159,6 +160,50 @@ class ThreadSession:
         turn.pending.append((content, client_id))
         turn.task = asyncio.get_running_loop().create_task(self._run_turn(turn), name=f"turn-{turn.id}")
         return items.turn(turn.id, "inProgress", started_at=None), True
+
+    def shell_command(self, command: str, timeout_ms: int | None) -> None:
+        """Run the user's command; inside the active turn if there is one, else in a turn of its own."""
+        if not command.strip():
+            raise Conflict("command must not be empty")
+        if self.active is not None:
+            turn = self.active
+            task = asyncio.get_running_loop().create_task(self._user_shell(turn, command, timeout_ms))
+            self._side_tasks.add(task)
+            task.add_done_callback(self._side_tasks.discard)
+            return
+        turn = ActiveTurn(uuid7(), self._turn_count, now_s(), now_ms())
+        self._turn_count += 1
+        self.active = turn
+        turn.task = asyncio.get_running_loop().create_task(
+            self._run_turn(turn, shell=(command, timeout_ms)), name=f"turn-{turn.id}"
+        )
+
+    async def _user_shell(self, turn: ActiveTurn, command: str, timeout_ms: int | None) -> None:
+        ids = {"threadId": self.record.id, "turnId": turn.id}
+        wire = user_shell.item(uuid7(), command, self.settings.cwd)
+        await self.sink.emit("item/started", {"item": dict(wire), **ids, "startedAtMs": wire["startedAtMs"]})
+
+        def on_output(text: str) -> None:
+            self.sink.emit_transient(
+                "item/commandExecution/outputDelta", {**ids, "itemId": wire["id"], "delta": text}
+            )
+
+        env = {**self.deps.env, "CODEX_THREAD_ID": self.record.id}
+        code, output, duration = await user_shell.run(command, self.settings.cwd, env, timeout_ms, on_output)
+        wire.update(
+            status="completed" if code == 0 else "failed",
+            exitCode=code,
+            aggregatedOutput=output,
+            durationMs=duration,
+            completedAtMs=now_ms(),
+        )
+        self._record_history(turn.id, user_shell.history_message(command, code, output))
+        self._record_item(turn, wire)
+        await self.sink.emit(
+            "item/completed",
+            {"item": wire, **ids, "completedAtMs": wire["completedAtMs"], "contentTokenCount": None},
+            batch=self.take_batch(),
+        )
 
     def steer(self, content: list[dict[str, Any]], expected_turn_id: str, client_id: str | None) -> str:
         self._check_input(content)
@@ -323,7 +368,7 @@ class ThreadSession:
             self._record_history(turn.id, entry)
         self._reference = self.settings
 
-    async def _run_turn(self, turn: ActiveTurn) -> None:
+    async def _run_turn(self, turn: ActiveTurn, shell: tuple[str, int | None] | None = None) -> None:
         status, error, final = "completed", None, None
         try:
             await self.set_status({"type": "active", "activeFlags": []})
@@ -337,7 +382,10 @@ class ThreadSession:
                 "turn/started", {"threadId": self.record.id, "turn": started}, batch=self.take_batch()
             )
             self._record_context(turn)
-            final = await self._loop(turn)
+            if shell is not None:
+                await self._user_shell(turn, *shell)
+            else:
+                final = await self._loop(turn)
         except (asyncio.CancelledError, TurnCancelled):
             status = "interrupted"
             self._record_history(turn.id, context.text_message("user", INTERRUPTED_MARKER))

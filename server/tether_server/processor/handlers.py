@@ -33,6 +33,7 @@ _IMPLS: dict[str, Impl] = {
     "turn/start": turn.start,
     "turn/steer": turn.steer,
     "turn/interrupt": turn.interrupt,
+    "thread/shellCommand": turn.shell_command,
 }
 
 

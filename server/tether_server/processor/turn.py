@@ -53,3 +53,9 @@ async def interrupt(state: ServerState, ctx: RequestContext, params: Any) -> dic
     session = _handle(state, params.thread_id).session
     session.interrupt(params.turn_id)
     return {}
+
+
+async def shell_command(state: ServerState, ctx: RequestContext, params: Any) -> dict[str, Any]:
+    session = _handle(state, params.thread_id).session
+    session.shell_command(params.command, params.timeout_ms)
+    return {}

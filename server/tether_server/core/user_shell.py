@@ -1,0 +1,87 @@
+"""`thread/shellCommand`: the user's own command, run unsandboxed and recorded in the thread."""
+
+from __future__ import annotations
+
+import asyncio
+import codecs
+import contextlib
+import os
+import signal
+import time
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from tether_server.core import items
+from tether_server.core.ids import now_ms
+from tether_server.tools.exec.shell import join_command, parse_command_actions
+
+DEFAULT_TIMEOUT_MS = 3_600_000
+TIMEOUT_EXIT_CODE = 124
+
+
+async def _kill_group(proc: asyncio.subprocess.Process) -> None:
+    with contextlib.suppress(ProcessLookupError):
+        os.killpg(proc.pid, signal.SIGKILL)
+    await proc.wait()
+
+
+async def run(
+    command: str, cwd: str, env: Mapping[str, str], timeout_ms: int | None, on_output: Callable[[str], None]
+) -> tuple[int, str, int]:
+    """Run `bash -lc command`; returns (exit code, aggregated output, duration ms)."""
+    started = time.monotonic()
+    proc = await asyncio.create_subprocess_exec(
+        "/bin/bash",
+        "-lc",
+        command,
+        cwd=cwd,
+        env=dict(env),
+        stdin=asyncio.subprocess.DEVNULL,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.STDOUT,
+        start_new_session=True,
+    )
+    assert proc.stdout is not None
+    decoder = codecs.getincrementaldecoder("utf-8")("replace")
+    chunks: list[str] = []
+    limit = (DEFAULT_TIMEOUT_MS if timeout_ms is None else max(0, timeout_ms)) / 1000
+    timed_out = False
+    try:
+        async with asyncio.timeout(limit):
+            while data := await proc.stdout.read(65536):
+                text = decoder.decode(data)
+                if text:
+                    chunks.append(text)
+                    on_output(text)
+            await proc.wait()
+    except TimeoutError:
+        timed_out = True
+        await _kill_group(proc)
+    except asyncio.CancelledError:
+        await asyncio.shield(_kill_group(proc))
+        raise
+    output = "".join(chunks)
+    code = TIMEOUT_EXIT_CODE if timed_out else (proc.returncode if proc.returncode is not None else -1)
+    if code < 0:
+        code = 128 - code
+    return code, output, int((time.monotonic() - started) * 1000)
+
+
+def history_message(command: str, exit_code: int, output: str) -> dict[str, Any]:
+    text = (
+        f"<user_shell_command>\n<command>\n{command}\n</command>\n<result>\nExit code: {exit_code}\n"
+        f"Output:\n{output}\n</result>\n</user_shell_command>"
+    )
+    return {"type": "message", "role": "user", "content": [{"type": "input_text", "text": text}]}
+
+
+def item(item_id: str, command: str, cwd: str) -> dict[str, Any]:
+    wire = items.command_execution(
+        item_id,
+        join_command(["/bin/bash", "-lc", command]),
+        cwd,
+        parse_command_actions(command),
+        now_ms(),
+        source="userShell",
+    )
+    return wire
