@@ -1,5 +1,25 @@
 """The cases. Importing this package registers every case in `conformance.manifest.CASES`."""
 
-from conformance.cases import approvals, backpressure, errors, handshake, multiclient, threads, tools, turns
+from conformance.cases import (
+    approvals,
+    backpressure,
+    errors,
+    handshake,
+    multiclient,
+    standalone,
+    threads,
+    tools,
+    turns,
+)
 
-__all__ = ["approvals", "backpressure", "errors", "handshake", "multiclient", "threads", "tools", "turns"]
+__all__ = [
+    "approvals",
+    "backpressure",
+    "errors",
+    "handshake",
+    "multiclient",
+    "standalone",
+    "threads",
+    "tools",
+    "turns",
+]

@@ -131,7 +131,7 @@ async def opt_out(ctx: CaseContext) -> None:
     await client.request("initialize", {"clientInfo": {**CLIENT_INFO}, "capabilities": caps})
     await client.notify("initialized")
     thread_id = await ctx.start_thread(client)
-    mark, done = await ctx.run_turn(client, thread_id, "hello")
+    _, done = await ctx.run_turn(client, thread_id, "hello")
     seen = [m for m in client.messages if m.get("method") == "thread/status/changed"]
     ctx.check(
         "notifications.opt-out",

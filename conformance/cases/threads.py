@@ -7,7 +7,7 @@ from typing import Any
 from conformance.client import Client
 from conformance.context import CaseContext
 from conformance.manifest import case
-from conformance.shape import error_code, of_method
+from conformance.shape import error_code, items, of_method
 from tether_testing import script
 
 
@@ -157,3 +157,107 @@ async def resume_after_restart(ctx: CaseContext) -> None:
     ctx.expect("thread.resume-after-restart", done["params"]["turn"]["status"], "completed", "next turn")
     statuses = [m["params"]["turn"]["status"] for m in of_method(client.messages, "turn/completed")]
     ctx.expect("thread.resume-after-restart", statuses, ["completed"], "turn/completed after resume")
+
+
+@case("thread.unsubscribe", requires=["thread.unsubscribe"])
+async def unsubscribe(ctx: CaseContext) -> None:
+    """Unsubscribe twice from a thread the connection started."""
+    client = await ctx.ready_client()
+    thread_id = await ctx.start_thread(client)
+    first = await client.request("thread/unsubscribe", {"threadId": thread_id})
+    second = await client.request("thread/unsubscribe", {"threadId": thread_id})
+    loaded = await client.request("thread/loaded/list", {})
+    ctx.expect(
+        "thread.unsubscribe",
+        (first.get("status"), second.get("status"), thread_id in loaded["data"]),
+        ("unsubscribed", "notSubscribed", True),
+        "(first, second, still loaded)",
+    )
+
+
+@case(
+    "thread.history",
+    requires=["thread.fork", "thread.turns-list", "thread.items-list"],
+    model=[script.text_reply("History answer.", deltas=2)],
+)
+async def history(ctx: CaseContext) -> None:
+    """After one turn: list its turns and items, then fork the thread."""
+    client = await ctx.ready_client()
+    thread_id = await ctx.start_thread(client)
+    await ctx.run_turn(client, thread_id, "keep this")
+    turns = await client.call("thread/turns/list", {"threadId": thread_id})
+    statuses = [t["status"] for t in turns.get("result", {}).get("data", [])]
+    ctx.expect("thread.turns-list", statuses, ["completed"], f"turn statuses (reply {str(turns)[:200]})")
+    listed_items = await client.call("thread/items/list", {"threadId": thread_id})
+    rows = listed_items.get("result", {}).get("data", [])
+    shape = [(r["item"]["type"], bool(r.get("turnId"))) for r in rows]
+    ctx.expect(
+        "thread.items-list",
+        shape,
+        [("userMessage", True), ("agentMessage", True)],
+        f"items (reply {str(listed_items)[:200]})",
+    )
+    mark = client.mark()
+    fork = await client.call("thread/fork", {"threadId": thread_id})
+    thread = fork.get("result", {}).get("thread", {})
+    ctx.check("thread.fork", "result" in fork, f"reply {str(fork)[:300]}")
+    if "result" not in fork:
+        return
+    started = await client.notification("thread/started", after=mark)
+    ctx.expect(
+        "thread.fork",
+        (
+            thread["id"] != thread_id,
+            thread.get("forkedFromId"),
+            thread.get("preview"),
+            started["params"]["thread"]["id"],
+        ),
+        (True, thread_id, "keep this", thread["id"]),
+        "(new id, forkedFromId, preview, thread/started id)",
+    )
+
+
+@case("thread.shell-command", requires=["thread.shell-command"])
+async def shell_command(ctx: CaseContext) -> None:
+    """`thread/shellCommand` on an idle thread: a user-shell turn."""
+    client = await ctx.ready_client()
+    thread_id = await ctx.start_thread(client)
+    mark = client.mark()
+    reply = await client.call("thread/shellCommand", {"threadId": thread_id, "command": "echo hello; exit 3"})
+    req = "thread.shell-command"
+    if not ctx.check(req, reply.get("result") == {}, f"reply {str(reply)[:300]}"):
+        return
+    await client.notification("turn/completed", after=mark)
+    done = items(client.since(mark), "item/completed", "commandExecution")
+    shape = [
+        (i.get("source"), i["status"], i.get("exitCode"), "hello" in str(i.get("aggregatedOutput")))
+        for i in done
+    ]
+    ctx.expect(req, shape, [("userShell", "failed", 3, True)], "commandExecution items")
+
+
+@case(
+    "thread.compact",
+    requires=["thread.compact"],
+    model=[
+        script.text_reply("Before compaction.", deltas=2),
+        script.text_reply("Compacted summary.", deltas=2),
+    ],
+)
+async def compact(ctx: CaseContext) -> None:
+    """`thread/compact/start` after one turn."""
+    client = await ctx.ready_client()
+    thread_id = await ctx.start_thread(client)
+    await ctx.run_turn(client, thread_id, "something to compact")
+    mark = client.mark()
+    reply = await client.call("thread/compact/start", {"threadId": thread_id})
+    if not ctx.check("thread.compact", reply.get("result") == {}, f"reply {str(reply)[:300]}"):
+        return
+    done = await client.notification("turn/completed", after=mark)
+    started = [i["type"] for i in items(client.since(mark), "item/completed", "contextCompaction")]
+    ctx.expect(
+        "thread.compact",
+        (started, done["params"]["turn"]["status"]),
+        (["contextCompaction"], "completed"),
+        "(completed compaction items, turn status)",
+    )

@@ -28,6 +28,7 @@ START_TIMEOUT_S = 30.0
 STOP_TIMEOUT_S = 120.0
 _POLL_S = 0.05
 LOG_FILE = "app-server.log"
+STARTUP_LOCK = "app-server-startup.lock"
 
 
 def pid_file(home: Path) -> Path:
@@ -61,7 +62,11 @@ def manage(action: str, home: Path, server_args: list[str]) -> int:
     """
     path = pid_file(home)
     if action == "start":
-        return _start(home, path, server_args)
+        path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+        # Two concurrent `start`s: the second waits here, then finds the first one's daemon.
+        with (path.parent / STARTUP_LOCK).open("a") as lock:
+            fcntl.flock(lock, fcntl.LOCK_EX)
+            return _start(home, path, server_args)
     if action == "stop":
         return _stop(path)
     pid = running_pid(path)

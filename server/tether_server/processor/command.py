@@ -1,0 +1,268 @@
+"""`command/exec` and its follow-ups: standalone processes outside any thread (protocol.md §8.19).
+
+A process belongs to the connection that started it, under the client's `processId`. The
+`command/exec` response is sent when the process has exited, after all its output deltas; the
+request itself returns at once so that the connection can close while a process runs (it is then
+killed, see `close_connection`).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import binascii
+import contextlib
+import itertools
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from tether_protocol import ErrorCode, jsonrpc
+from tether_protocol.v2.command import (
+    CommandExecParams,
+    CommandExecResizeParams,
+    CommandExecTerminateParams,
+    CommandExecWriteParams,
+)
+from tether_server import log
+from tether_server.core.settings import sandbox_policy_for_mode
+from tether_server.errors import InvalidRequest
+from tether_server.processor.settings import wire
+from tether_server.processor.state import ServerState
+from tether_server.rpc.connection import Connection
+from tether_server.rpc.context import RequestContext
+from tether_server.rpc.outgoing import encode, send_notification
+from tether_server.sandbox.runner import PreparedCommand
+from tether_server.tools.exec.standalone import (
+    DEFAULT_OUTPUT_CAP,
+    DEFAULT_TIMEOUT_MS,
+    OutputListener,
+    StandaloneProcess,
+    StandaloneResult,
+    StandaloneSpec,
+    Stream,
+)
+
+_log = log.get("tether.command")
+_REGISTRY_KEY = "command/exec"
+_internal_ids = itertools.count(1)
+
+
+@dataclass
+class _Running:
+    process: StandaloneProcess
+    task: asyncio.Task[None] | None = None
+
+
+class CommandExecs:
+    """Running `command/exec` processes by connection id and processId."""
+
+    def __init__(self) -> None:
+        self._by_conn: dict[int, dict[str, _Running]] = {}
+
+    def add(self, conn_id: int, process_id: str, running: _Running) -> None:
+        self._by_conn.setdefault(conn_id, {})[process_id] = running
+
+    def has(self, conn_id: int, process_id: str) -> bool:
+        return process_id in self._by_conn.get(conn_id, {})
+
+    def get(self, conn_id: int, process_id: str) -> StandaloneProcess:
+        """The connection's process `process_id`.
+
+        Raises:
+            InvalidRequest: no such running process on this connection.
+        """
+        running = self._by_conn.get(conn_id, {}).get(process_id)
+        if running is None:
+            raise InvalidRequest(f'no active command/exec for process id "{process_id}"')
+        return running.process
+
+    def remove(self, conn_id: int, process_id: str) -> None:
+        processes = self._by_conn.get(conn_id, {})
+        processes.pop(process_id, None)
+        if not processes:
+            self._by_conn.pop(conn_id, None)
+
+    async def close_connection(self, conn_id: int) -> None:
+        """Kill every process the connection started and wait until each is reaped."""
+        running = list(self._by_conn.get(conn_id, {}).values())
+        for entry in running:
+            entry.process.kill()
+        tasks = [entry.task for entry in running if entry.task is not None]
+        if tasks:
+            await asyncio.gather(*tasks, return_exceptions=True)
+
+
+def registry(state: ServerState) -> CommandExecs:
+    """The server's command/exec registry (kept in `state.extra`, created on first use)."""
+    found = state.extra.get(_REGISTRY_KEY)
+    if isinstance(found, CommandExecs):
+        return found
+    created = CommandExecs()
+    state.extra[_REGISTRY_KEY] = created
+    return created
+
+
+async def close_connection(state: ServerState, conn: Connection) -> None:
+    """Processes die with the connection that started them."""
+    await registry(state).close_connection(conn.id)
+
+
+def _check_params(params: CommandExecParams) -> None:
+    if not params.command:
+        raise InvalidRequest("command must not be empty")
+    streaming = params.tty or params.stream_stdin or params.stream_stdout_stderr
+    if streaming and params.process_id is None:
+        raise InvalidRequest("command/exec tty or streaming requires a client-supplied processId")
+    if params.output_bytes_cap is not None and params.disable_output_cap:
+        raise InvalidRequest("command/exec cannot set both outputBytesCap and disableOutputCap")
+    if params.timeout_ms is not None and params.disable_timeout:
+        raise InvalidRequest("command/exec cannot set both timeoutMs and disableTimeout")
+    if params.timeout_ms is not None and params.timeout_ms < 0:
+        raise InvalidRequest("command/exec timeoutMs must not be negative")
+    if params.size is not None and not params.tty:
+        raise InvalidRequest("command/exec size is only valid when tty is true")
+
+
+def _cwd(params: CommandExecParams) -> Path:
+    base = Path(os.getcwd())
+    return base / params.cwd if params.cwd else base
+
+
+def _env(state: ServerState, params: CommandExecParams) -> dict[str, str]:
+    env = dict(state.threads.deps.env)
+    for name, value in (params.env or {}).items():
+        if value is None:
+            env.pop(name, None)
+        else:
+            env[name] = value
+    return env
+
+
+def _sandbox_policy(state: ServerState, params: CommandExecParams) -> dict[str, Any]:
+    if params.sandbox_policy is not None:
+        policy = wire(params.sandbox_policy)
+        return {k: v for k, v in policy.items() if v is not None}
+    cfg = state.config.config
+    ww = cfg.sandbox_workspace_write
+    return sandbox_policy_for_mode(
+        cfg.sandbox_mode,
+        writable_roots=list(ww.writable_roots),
+        network=ww.network_access,
+        exclude_tmpdir=ww.exclude_tmpdir_env_var,
+        exclude_slash_tmp=ww.exclude_slash_tmp,
+    )
+
+
+def _spec(
+    params: CommandExecParams, prepared: PreparedCommand, cwd: Path, env: dict[str, str]
+) -> StandaloneSpec:
+    if params.disable_timeout:
+        timeout_s: float | None = None
+    else:
+        timeout_s = (DEFAULT_TIMEOUT_MS if params.timeout_ms is None else params.timeout_ms) / 1000
+    if params.disable_output_cap:
+        cap: int | None = None
+    else:
+        cap = DEFAULT_OUTPUT_CAP if params.output_bytes_cap is None else params.output_bytes_cap
+    return StandaloneSpec(
+        argv=prepared.argv,
+        cwd=cwd,
+        env=env,
+        tty=params.tty,
+        stdin_open=params.tty or params.stream_stdin,
+        size=(params.size.rows, params.size.cols) if params.size else None,
+        output_cap=cap,
+        timeout_s=timeout_s,
+        pass_fds=prepared.pass_fds,
+    )
+
+
+def _delta_sender(conn: Connection, process_id: str) -> OutputListener:
+    def send(stream: Stream, chunk: bytes, cap_reached: bool) -> None:
+        payload = {
+            "processId": process_id,
+            "stream": stream,
+            "deltaBase64": base64.b64encode(chunk).decode("ascii"),
+            "capReached": cap_reached,
+        }
+        send_notification([conn], "command/exec/outputDelta", payload)
+
+    return send
+
+
+async def exec_command(state: ServerState, ctx: RequestContext, params: CommandExecParams) -> dict[str, Any]:
+    """Start the process; the response is sent by `_finish` once it has exited."""
+    _check_params(params)
+    conn = ctx.connection
+    process_id = params.process_id if params.process_id is not None else f"internal-{next(_internal_ids)}"
+    execs = registry(state)
+    if execs.has(conn.id, process_id):
+        raise InvalidRequest(f'duplicate active command/exec process id: "{process_id}"')
+    cwd = _cwd(params)
+    prepared = state.threads.deps.gate(_sandbox_policy(state, params), cwd, list(params.command), True)
+    spec = _spec(params, prepared, cwd, _env(state, params))
+    streaming = params.tty or params.stream_stdout_stderr
+    try:
+        process = StandaloneProcess.spawn(spec, _delta_sender(conn, process_id) if streaming else None)
+    except BaseException:
+        prepared.cleanup()
+        raise
+    running = _Running(process)
+    execs.add(conn.id, process_id, running)
+    running.task = asyncio.create_task(_finish(execs, ctx, process_id, running, prepared))
+    ctx.answered = True  # the response goes out when the process has exited
+    return {}
+
+
+async def _finish(
+    execs: CommandExecs, ctx: RequestContext, process_id: str, running: _Running, prepared: PreparedCommand
+) -> None:
+    conn = ctx.connection
+    try:
+        result = await running.process.wait()
+    except Exception:  # noqa: BLE001 - the request must be answered whatever went wrong
+        _log.exception("command_exec.failed", process_id=process_id)
+        error = {"code": int(ErrorCode.INTERNAL_ERROR), "message": "Internal error"}
+        conn.send_frame(encode(jsonrpc.error_response(ctx.request_id, error)))
+        return
+    finally:
+        with contextlib.suppress(OSError):
+            prepared.cleanup()
+        execs.remove(conn.id, process_id)
+    conn.send_frame(encode(jsonrpc.response(ctx.request_id, _result(result))))
+
+
+def _result(result: StandaloneResult) -> dict[str, Any]:
+    return {
+        "exitCode": result.exit_code,
+        "stdout": result.stdout.decode("utf-8", errors="replace"),
+        "stderr": result.stderr.decode("utf-8", errors="replace"),
+    }
+
+
+async def write(state: ServerState, ctx: RequestContext, params: CommandExecWriteParams) -> dict[str, Any]:
+    process = registry(state).get(ctx.connection.id, params.process_id)
+    if params.delta_base64:
+        try:
+            data = base64.b64decode(params.delta_base64, validate=True)
+        except binascii.Error as exc:
+            raise InvalidRequest(f"invalid deltaBase64: {exc}") from None
+        await process.write(data)
+    if params.close_stdin:
+        await process.close_stdin()
+    return {}
+
+
+async def resize(state: ServerState, ctx: RequestContext, params: CommandExecResizeParams) -> dict[str, Any]:
+    process = registry(state).get(ctx.connection.id, params.process_id)
+    process.resize(params.size.rows, params.size.cols)
+    return {}
+
+
+async def terminate(
+    state: ServerState, ctx: RequestContext, params: CommandExecTerminateParams
+) -> dict[str, Any]:
+    registry(state).get(ctx.connection.id, params.process_id).kill()
+    return {}
