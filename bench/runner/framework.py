@@ -80,7 +80,10 @@ class RunContext:
     async def server(
         self, base_url: str, *, home: Path | None = None, extra: Sequence[str] = ()
     ) -> AsyncIterator[StdioServer]:
-        """A running server over stdio (not yet initialized); closed on exit."""
+        """A running server over stdio (not yet initialized); closed on exit.
+
+        With ``--listen`` in `extra` the server does not end at stdin EOF, so it gets SIGTERM.
+        """
         home = home or self.folder / "home"
         home.mkdir(parents=True, exist_ok=True)
         argv = [*self.target.argv(base_url=base_url, home=home, cache=self.cache), *extra]
@@ -88,7 +91,7 @@ class RunContext:
         try:
             yield server
         finally:
-            await server.close()
+            await server.close(terminate="--listen" in extra)
 
 
 Runner = Callable[[RunContext], Awaitable[Sample]]

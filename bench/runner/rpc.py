@@ -203,11 +203,12 @@ class StdioServer(RpcPeer):
         finally:
             self._fail_all()
 
-    async def close(self, grace_s: float = 5.0) -> int | None:
-        """Close stdin and wait for the exit; terminate, then kill, when it lingers."""
+    async def close(self, grace_s: float = 5.0, *, terminate: bool = False) -> int | None:
+        """Close stdin (or send SIGTERM) and wait for the exit; escalate when it lingers."""
         if self.proc.stdin is not None and not self.proc.stdin.is_closing():
             self.proc.stdin.close()
-        for stop in (None, self.proc.terminate, self.proc.kill):
+        first = self.proc.terminate if terminate else None
+        for stop in (first, self.proc.terminate, self.proc.kill):
             if stop is not None and self.proc.returncode is None:
                 stop()
             try:

@@ -15,6 +15,7 @@ from tether_server.config import Config, LoadedConfig, resolve_api_key
 from tether_server.core.ids import now_s
 from tether_server.core.session import SessionDeps
 from tether_server.errors import SandboxError, TetherError
+from tether_server.processor import command
 from tether_server.processor.approvals import ApprovalBroker
 from tether_server.processor.handlers import build_handlers
 from tether_server.processor.lifecycle import IdleUnloader
@@ -177,6 +178,7 @@ class App:
     async def _on_disconnect(self, conn: Connection) -> None:
         if self.state is not None:
             self.state.subscriptions.drop_connection(conn)
+            await command.close_connection(self.state, conn)
 
     async def drain(self) -> None:
         """Refuse new turns, wait for running ones."""

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable, Mapping
 from typing import Any
 
-from tether_server.processor import history, misc, thread, turn
+from tether_server.processor import command, history, misc, thread, turn
 from tether_server.processor.state import ServerState
 from tether_server.rpc.context import RequestContext
 from tether_server.rpc.dispatcher import Handler
@@ -33,6 +33,10 @@ _IMPLS: dict[str, Impl] = {
     "turn/start": turn.start,
     "turn/steer": turn.steer,
     "turn/interrupt": turn.interrupt,
+    "command/exec": command.exec_command,
+    "command/exec/write": command.write,
+    "command/exec/resize": command.resize,
+    "command/exec/terminate": command.terminate,
     "thread/shellCommand": turn.shell_command,
 }
 

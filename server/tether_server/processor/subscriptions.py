@@ -6,6 +6,7 @@ as a top-level member next to `emittedAtMs`.
 
 from __future__ import annotations
 
+from collections import deque
 from collections.abc import Callable, Iterable
 
 import orjson
@@ -27,6 +28,9 @@ BROADCAST = frozenset(
 )
 
 
+_SEEN_MAX = 4096
+
+
 def encode_event(event: ThreadEvent) -> bytes:
     return orjson.dumps(
         {"method": event.method, "params": event.params, "emittedAtMs": event.emitted_at_ms, "seq": event.seq}
@@ -39,6 +43,9 @@ class Subscriptions:
         self._subs: dict[str, dict[int, Connection]] = {}
         self.on_idle: Callable[[str], None] | None = None
         self.on_subscribe: Callable[[str], None] | None = None
+        # (thread, connection) → seqs of broadcast events a non-subscribed connection received,
+        # so that a later replay (thread/resume afterSeq) does not send them twice.
+        self._seen: dict[tuple[str, int], deque[int]] = {}
 
     def attach(self, handle: ThreadHandle) -> None:
         """Start routing a newly loaded thread's events."""
@@ -50,10 +57,13 @@ class Subscriptions:
         broadcast = event.method in BROADCAST
         targets: Iterable[Connection] = self._all() if broadcast else self._subs.get(thread_id, {}).values()
         frame: bytes | None = None
+        subscribed = self._subs.get(thread_id, {})
         for conn in list(targets):
             if conn.wants(event.method):
                 frame = frame or encode_event(event)
                 conn.send_frame(frame)
+                if broadcast and conn.id not in subscribed:
+                    self._seen.setdefault((thread_id, conn.id), deque(maxlen=_SEEN_MAX)).append(event.seq)
 
     def subscribe(self, thread_id: str, conn: Connection) -> bool:
         """True when the connection was not subscribed before."""
@@ -71,6 +81,9 @@ class Subscriptions:
             self.on_idle(thread_id)
         return removed
 
+    def seen_broadcasts(self, thread_id: str, conn: Connection) -> set[int]:
+        return set(self._seen.pop((thread_id, conn.id), ()))
+
     def subscribers(self, thread_id: str) -> list[Connection]:
         return list(self._subs.get(thread_id, {}).values())
 
@@ -78,6 +91,8 @@ class Subscriptions:
         return conn.id in self._subs.get(thread_id, {})
 
     def drop_connection(self, conn: Connection) -> None:
+        for key in [k for k in self._seen if k[1] == conn.id]:
+            del self._seen[key]
         for thread_id in list(self._subs):
             self.unsubscribe(thread_id, conn)
 

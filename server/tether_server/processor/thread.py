@@ -10,11 +10,12 @@ from tether_server.errors import Conflict, InvalidRequest, NotFound, archived_me
 from tether_server.processor.lifecycle import announce_recovered
 from tether_server.processor.settings import default_cwd, thread_settings, wire
 from tether_server.processor.state import ServerState
+from tether_server.processor.subscriptions import encode_event
 from tether_server.processor.views import session_response, thread_json, turn_json
 from tether_server.rpc.context import RequestContext
 from tether_server.rpc.outgoing import send_notification
 from tether_server.store.base import InvalidCursor, ThreadQuery, ThreadRecord
-from tether_server.threads.handle import ThreadHandle
+from tether_server.threads.handle import ThreadEvent, ThreadHandle
 
 
 def _loaded_json(
@@ -73,35 +74,44 @@ async def resume(state: ServerState, ctx: RequestContext, params: Any) -> dict[s
         await session.set_status({"type": "idle"})
     turns = [] if params.exclude_turns or session.ephemeral else await _turns_of(state, params.thread_id)
     thread = _loaded_json(state, handle, turns)
-    state.subscriptions.subscribe(params.thread_id, ctx.connection)
     response = session_response(thread, session.settings)
     response.update(
         collaborationMode=None, initialTurnsPage=None, turnsBackwardsCursor=None, itemsBackwardsCursor=None
     )
-    ctx.respond(response)
+    if params.after_seq is None:
+        state.subscriptions.subscribe(params.thread_id, ctx.connection)
+        ctx.respond(response)
+    else:
+        ctx.respond(response)
+        await replay_then_subscribe(state, ctx, handle, params.after_seq)
     await announce_recovered(state, handle)
-    if params.after_seq is not None:
-        await _replay(state, ctx, handle, params.after_seq)
     if state.approvals is not None:
         state.approvals.resend(params.thread_id, ctx.connection)
     return {}
 
 
-async def _replay(state: ServerState, ctx: RequestContext, handle: ThreadHandle, after_seq: int) -> None:
-    """Send what the client missed: from the ring when it reaches back, else durable events from the store."""
-    from tether_server.processor.subscriptions import encode_event
+async def replay_then_subscribe(
+    state: ServerState, ctx: RequestContext, handle: ThreadHandle, after_seq: int
+) -> None:
+    """Send exactly what the client missed, then make it a live subscriber, with no gap between.
 
-    events = handle.events_after(after_seq)
-    if events is None:
-        stored = await state.store.read_events(handle.thread_id, after_seq)
-        from tether_server.threads.handle import ThreadEvent
-
-        events = [ThreadEvent(e.thread_id, e.seq, e.method, e.params, e.emitted_at_ms, True) for e in stored]
-        ring = handle.events_after(events[-1].seq if events else after_seq) or []
-        events.extend(ring)
-    for event in events:
-        if ctx.connection.wants(event.method):
-            ctx.connection.send_frame(encode_event(event))
+    Durable events come from the store (they survive restarts), deltas from the in-memory ring
+    (as far back as it reaches). Nothing awaits between reading the ring and subscribing, so no
+    event can slip between the replay and the live stream. Broadcast events the connection
+    already received while it was not subscribed are not sent twice.
+    """
+    stored = await state.store.read_events(handle.thread_id, after_seq, limit=1_000_000)
+    events = {
+        e.seq: ThreadEvent(e.thread_id, e.seq, e.method, e.params, e.emitted_at_ms, True) for e in stored
+    }
+    events.update((e.seq, e) for e in handle.ring_after(after_seq))
+    conn = ctx.connection
+    seen = state.subscriptions.seen_broadcasts(handle.thread_id, conn)
+    for seq in sorted(events):
+        event = events[seq]
+        if seq not in seen and conn.wants(event.method):
+            conn.send_frame(encode_event(event))
+    state.subscriptions.subscribe(handle.thread_id, conn)
 
 
 async def read(state: ServerState, ctx: RequestContext, params: Any) -> dict[str, Any]:

@@ -101,6 +101,10 @@ class ThreadHandle:
             return
         self._publish(self._next(method, params, durable=False))
 
+    def ring_after(self, seq: int) -> list[ThreadEvent]:
+        """Whatever the in-memory ring still holds after `seq` (possibly not reaching back to it)."""
+        return [e for e in self._ring if e.seq > seq]
+
     def events_after(self, seq: int) -> list[ThreadEvent] | None:
         """Events after `seq` from the in-memory ring; None when the ring no longer reaches back."""
         if not self._ring:
