@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from conformance.manifest import Manifest
-from conformance.runner import FAIL, CaseResult, RequirementResult
+from conformance.runner import FAIL, GAP, CaseResult, RequirementResult
 
 
 def table(results: list[RequirementResult], *, show_not_run: bool = False) -> str:
@@ -18,8 +18,9 @@ def table(results: list[RequirementResult], *, show_not_run: bool = False) -> st
     lines = [f"{'requirement':<{width}}  {'status':<18}  cases", "-" * (width + 40)]
     for r in rows:
         status = r.status + (" (stale gap)" if r.stale_gap else "")
-        lines.append(f"{r.id:<{width}}  {status:<18}  {', '.join(r.cases)}")
-        if r.status == FAIL and r.failures:
+        cases = ", ".join(r.cases) if len(r.cases) <= 3 else f"{len(r.cases)} cases"
+        lines.append(f"{r.id:<{width}}  {status:<18}  {cases}")
+        if r.status in (FAIL, GAP) and r.failures:
             lines.append(f"{'':<{width}}    ↳ {r.failures[0][:300]}")
     lines.append(summary_line(results))
     return "\n".join(lines)

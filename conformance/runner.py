@@ -134,28 +134,28 @@ def _close_unchecked(c: Case, checks: dict[str, list[Check]], error: str) -> Non
 
 def verdicts(manifest: Manifest, results: list[CaseResult], target: str) -> list[RequirementResult]:
     """Each requirement's status over all case results."""
-    out = []
-    for req_id in manifest.requirements:
-        relevant = [r for r in results if req_id in r.checks]
-        checks = [check for r in relevant for check in r.checks[req_id]]
-        result = RequirementResult(req_id, NOT_RUN, [r.case.id for r in relevant])
-        result.failures = [c.detail for c in checks if not c.ok][:5]
-        gap, diff = manifest.gap(req_id, target), manifest.difference(req_id, target)
-        if not checks:
-            pass
-        elif not result.failures:
-            result.status, result.stale_gap = PASS, gap is not None
-        elif diff is not None:
-            result.status, result.reason = (
-                DIFFERS,
-                diff.reason + (f" (instead: {diff.instead})" if diff.instead else ""),
-            )
-        elif gap is not None:
-            result.status, result.reason = GAP, gap.reason
-        else:
-            result.status = FAIL
-        out.append(result)
-    return out
+    return [_verdict(manifest, req_id, results, target) for req_id in manifest.requirements]
+
+
+def _verdict(manifest: Manifest, req_id: str, results: list[CaseResult], target: str) -> RequirementResult:
+    relevant = [r for r in results if req_id in r.checks]
+    failing = {r.case.id: [c.detail for c in r.checks[req_id] if not c.ok] for r in relevant}
+    failing = {case_id: details for case_id, details in failing.items() if details}
+    result = RequirementResult(req_id, NOT_RUN, [r.case.id for r in relevant])
+    result.failures = [f"[{case_id}] {d}" for case_id, details in failing.items() for d in details][:5]
+    gap, diff = manifest.gap(req_id, target), manifest.difference(req_id, target)
+    if not relevant:
+        return result
+    if not failing:
+        result.status, result.stale_gap = PASS, gap is not None
+    elif diff is not None:
+        result.status = DIFFERS
+        result.reason = diff.reason + (f" (instead: {diff.instead})" if diff.instead else "")
+    elif gap is not None and (not gap.cases or set(failing) <= set(gap.cases)):
+        result.status, result.reason = GAP, gap.reason
+    else:
+        result.status = FAIL
+    return result
 
 
 def case_bugs(results: list[CaseResult]) -> list[str]:

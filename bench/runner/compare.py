@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import functools
 import hashlib
+import shutil
 import statistics
 import time
 from collections.abc import Awaitable, Callable
@@ -67,12 +68,27 @@ def _context(plan: Plan, target: Target, workload: Workload, run: str) -> RunCon
     return RunContext(target, folder, shared, workspace, cache)
 
 
-async def _guarded(plan: Plan, job: Callable[[], Awaitable[Sample]]) -> Sample:
+async def _guarded(plan: Plan, ctx: RunContext, job: Callable[[], Awaitable[Sample]]) -> Sample:
     try:
         async with asyncio.timeout(plan.run_timeout_s):
             return await job()
     except RUN_ERRORS as exc:
-        return Sample(error=f"{type(exc).__name__}: {exc}"[:300])
+        return Sample(error=f"{type(exc).__name__}: {exc}"[:300] + _keep_stderr(plan, ctx))
+
+
+def _keep_stderr(plan: Plan, ctx: RunContext) -> str:
+    """Copy a failed run's server stderr out of the scratch folder; returns a pointer to it."""
+    log_file = ctx.folder / "server.stderr.log"
+    if not log_file.exists():
+        return ""
+    kept = (
+        plan.cache
+        / "failures"
+        / f"{ctx.folder.parent.parent.name}-{ctx.folder.parent.name}-{ctx.folder.name}.log"
+    )
+    kept.parent.mkdir(parents=True, exist_ok=True)
+    shutil.copyfile(log_file, kept)
+    return f" (server stderr: {kept})"
 
 
 def _describe(sample: Sample) -> str:
@@ -86,7 +102,7 @@ async def warm_up(plan: Plan, log: Log) -> None:
     """Spawn and initialize each target once, untimed (disk cache, bytecode cache)."""
     for target in plan.targets:
         ctx = _context(plan, target, WARM_UP, "warm-up")
-        sample = await _guarded(plan, functools.partial(turn_workloads.spawn_to_initialize, ctx))
+        sample = await _guarded(plan, ctx, functools.partial(turn_workloads.spawn_to_initialize, ctx))
         log(f"warm-up {target.name}: {_describe(sample)}")
 
 
@@ -100,7 +116,7 @@ async def _prepare(plan: Plan, workload: Workload, log: Log) -> dict[str, Sample
             log(f"{workload.id} prepare {target.name}: reusing {ctx.shared}")
             continue
         started = time.perf_counter()
-        prepared = await _guarded(plan, functools.partial(_prepare_one, workload, ctx))
+        prepared = await _guarded(plan, ctx, functools.partial(_prepare_one, workload, ctx))
         log(f"{workload.id} prepare {target.name}: {time.perf_counter() - started:.1f} s")
         if prepared.error:
             broken[target.name] = prepared
@@ -129,7 +145,7 @@ async def run_plan(plan: Plan, log: Log) -> Results:
                     continue
                 ctx = _context(plan, target, workload, f"rep{rep + 1}")
                 started = time.perf_counter()
-                sample = await _guarded(plan, functools.partial(workload.run, ctx))
+                sample = await _guarded(plan, ctx, functools.partial(workload.run, ctx))
                 per_target[target.name].append(sample)
                 took = f"({time.perf_counter() - started:4.1f} s)"
                 log(f"{workload.id} rep {rep + 1}/{plan.reps} {target.name:<8} {took} {_describe(sample)}")

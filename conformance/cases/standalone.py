@@ -36,6 +36,8 @@ async def model_and_config(ctx: CaseContext) -> None:
         isinstance(result.get("data"), list) and "nextCursor" in result,
         f"reply {str(models)[:300]}",
     )
+    problems = ctx.schema.response_errors("model/list", result)
+    ctx.check("model.list", not problems, "; ".join(problems))
     config = await client.call("config/read", {})
     started = await client.request("thread/start", {"cwd": str(ctx.workdir)})
     effective = (config.get("result") or {}).get("config") or {}

@@ -131,6 +131,7 @@ class App:
             agents_max_bytes=cfg.project_doc_max_bytes,
             stream_max_retries=provider_info.stream_max_retries if provider_info else 5,
             context_window=cfg.model_context_window,
+            auto_compact_token_limit=cfg.model_auto_compact_token_limit,
             gate=SandboxGate(capability, [self.home]),
             env=command_env(os.environ, cfg),
             approvals_for=lambda thread_id: brokers[0].port(thread_id),

@@ -60,7 +60,7 @@ async def _start(client: RpcClient, params: dict[str, Any]) -> asyncio.Task[dict
 async def test_buffered_exec_returns_exit_code_and_both_streams_separately(
     start_server: StartServer, workdir: Path
 ) -> None:
-    server = await start_server()
+    server = await start_server(cwd=workdir)
     result = await server.request(
         "command/exec",
         {"command": ["/bin/sh", "-c", "pwd; echo err >&2; exit 7"], "cwd": str(workdir)},
@@ -74,8 +74,10 @@ async def test_exec_runs_in_the_servers_cwd_by_default(start_server: StartServer
     assert result == {"exitCode": 0, "stdout": f"{workdir}\n", "stderr": ""}
 
 
-async def test_empty_command_and_unnamed_streaming_are_refused(start_server: StartServer) -> None:
-    server = await start_server()
+async def test_empty_command_and_unnamed_streaming_are_refused(
+    start_server: StartServer, workdir: Path
+) -> None:
+    server = await start_server(cwd=workdir)
     with pytest.raises(RpcErrorReply) as empty:
         await server.request("command/exec", {"command": []})
     assert (empty.value.code, empty.value.message) == (-32600, "command must not be empty")
@@ -87,8 +89,9 @@ async def test_empty_command_and_unnamed_streaming_are_refused(start_server: Sta
 
 async def test_streamed_output_arrives_as_base64_deltas_and_is_not_repeated_in_the_result(
     start_server: StartServer,
+    workdir: Path,
 ) -> None:
-    server = await start_server()
+    server = await start_server(cwd=workdir)
     result = await server.request(
         "command/exec",
         {
@@ -101,13 +104,15 @@ async def test_streamed_output_arrives_as_base64_deltas_and_is_not_repeated_in_t
     assert _streamed(server, "p1", "stdout") == b"out\x01"
     assert _streamed(server, "p1", "stderr") == b"err"
     assert all(d["capReached"] is False for d in _deltas(server, "p1"))
-    last_delta = max(i for i, m in enumerate(server.messages) if m.get("method") == "command/exec/outputDelta")
+    last_delta = max(
+        i for i, m in enumerate(server.messages) if m.get("method") == "command/exec/outputDelta"
+    )
     reply = next(i for i, m in enumerate(server.messages) if m.get("result") == result)
     assert last_delta < reply
 
 
-async def test_stdin_can_be_streamed_and_closed(start_server: StartServer) -> None:
-    server = await start_server()
+async def test_stdin_can_be_streamed_and_closed(start_server: StartServer, workdir: Path) -> None:
+    server = await start_server(cwd=workdir)
     task = await _start(
         server, {"command": ["/bin/sh", "-c", "cat; echo done"], "processId": "cat", "streamStdin": True}
     )
@@ -119,9 +124,11 @@ async def test_stdin_can_be_streamed_and_closed(start_server: StartServer) -> No
     assert result == {"exitCode": 0, "stdout": "hello\ndone\n", "stderr": ""}
 
 
-async def test_tty_mode_takes_input_resizes_and_merges_output_into_stdout(start_server: StartServer) -> None:
-    server = await start_server()
-    script = "stty size; read a; stty size; read b; echo \"got $b\" >&2"
+async def test_tty_mode_takes_input_resizes_and_merges_output_into_stdout(
+    start_server: StartServer, workdir: Path
+) -> None:
+    server = await start_server(cwd=workdir)
+    script = 'stty size; read a; stty size; read b; echo "got $b" >&2'
     task = await _start(
         server,
         {
@@ -145,8 +152,10 @@ async def test_tty_mode_takes_input_resizes_and_merges_output_into_stdout(start_
     assert _deltas(server, "tty", "stderr") == []
 
 
-async def test_terminate_kills_the_process_and_the_exec_reply_follows(start_server: StartServer) -> None:
-    server = await start_server()
+async def test_terminate_kills_the_process_and_the_exec_reply_follows(
+    start_server: StartServer, workdir: Path
+) -> None:
+    server = await start_server(cwd=workdir)
     task = await _start(
         server, {"command": ["sleep", "30"], "processId": "sleeper", "streamStdoutStderr": True}
     )
@@ -156,8 +165,10 @@ async def test_terminate_kills_the_process_and_the_exec_reply_follows(start_serv
     assert result["exitCode"] == 128 + 9
 
 
-async def test_output_beyond_the_cap_is_dropped_and_the_last_chunk_says_so(start_server: StartServer) -> None:
-    server = await start_server()
+async def test_output_beyond_the_cap_is_dropped_and_the_last_chunk_says_so(
+    start_server: StartServer, workdir: Path
+) -> None:
+    server = await start_server(cwd=workdir)
     command = ["/bin/sh", "-c", "head -c 200000 /dev/zero | tr '\\0' a; echo tail >&2"]
     buffered = await server.request("command/exec", {"command": command, "outputBytesCap": 100})
     assert buffered == {"exitCode": 0, "stdout": "a" * 100, "stderr": "tail\n"}
@@ -174,16 +185,18 @@ async def test_output_beyond_the_cap_is_dropped_and_the_last_chunk_says_so(start
     assert len(uncapped["stdout"]) == 200000
 
 
-async def test_a_command_that_runs_too_long_is_killed_with_exit_code_124(start_server: StartServer) -> None:
-    server = await start_server()
+async def test_a_command_that_runs_too_long_is_killed_with_exit_code_124(
+    start_server: StartServer, workdir: Path
+) -> None:
+    server = await start_server(cwd=workdir)
     result = await server.request(
         "command/exec", {"command": ["/bin/sh", "-c", "echo started; sleep 30"], "timeoutMs": 300}
     )
     assert result == {"exitCode": 124, "stdout": "started\n", "stderr": ""}
 
 
-async def test_env_entries_set_and_null_unsets_variables(start_server: StartServer) -> None:
-    server = await start_server()
+async def test_env_entries_set_and_null_unsets_variables(start_server: StartServer, workdir: Path) -> None:
+    server = await start_server(cwd=workdir)
     result = await server.request(
         "command/exec",
         {
@@ -197,7 +210,7 @@ async def test_env_entries_set_and_null_unsets_variables(start_server: StartServ
 async def test_the_default_sandbox_is_read_only_and_a_refused_write_is_just_an_exit_code(
     start_server: StartServer, workdir: Path
 ) -> None:
-    server = await start_server()
+    server = await start_server(cwd=workdir)
     write = ["/bin/sh", "-c", "echo hi > made.txt"]
     denied = await server.request("command/exec", {"command": write, "cwd": str(workdir)})
     assert denied["exitCode"] != 0
@@ -210,8 +223,10 @@ async def test_the_default_sandbox_is_read_only_and_a_refused_write_is_just_an_e
     assert (workdir / "made.txt").read_text() == "hi\n"
 
 
-async def test_follow_ups_for_an_unknown_process_id_are_errors(start_server: StartServer) -> None:
-    server = await start_server()
+async def test_follow_ups_for_an_unknown_process_id_are_errors(
+    start_server: StartServer, workdir: Path
+) -> None:
+    server = await start_server(cwd=workdir)
     calls: list[tuple[str, dict[str, Any]]] = [
         ("command/exec/write", {"processId": "nope", "deltaBase64": ""}),
         ("command/exec/resize", {"processId": "nope", "size": {"rows": 1, "cols": 1}}),
@@ -226,8 +241,10 @@ async def test_follow_ups_for_an_unknown_process_id_are_errors(start_server: Sta
         )
 
 
-async def test_other_requests_are_answered_while_a_command_runs(start_server: StartServer) -> None:
-    server = await start_server()
+async def test_other_requests_are_answered_while_a_command_runs(
+    start_server: StartServer, workdir: Path
+) -> None:
+    server = await start_server(cwd=workdir)
     task = await _start(server, {"command": ["sleep", "30"], "processId": "bg", "streamStdin": True})
     assert "data" in await server.request("model/list", {})
     await server.request("command/exec/terminate", {"processId": "bg"})
@@ -283,7 +300,7 @@ async def test_closing_the_connection_kills_its_processes(
         await server.stop()
 
 
-async def test_the_exec_reply_waits_for_the_process(start_server: StartServer) -> None:
-    server: AppServer = await start_server()
+async def test_the_exec_reply_waits_for_the_process(start_server: StartServer, workdir: Path) -> None:
+    server: AppServer = await start_server(cwd=workdir)
     result = await server.request("command/exec", {"command": ["/bin/sh", "-c", "sleep 0.2; echo late"]})
     assert result["stdout"] == "late\n"

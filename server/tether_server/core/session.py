@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from tether_server import log
-from tether_server.core import context, items, user_shell
+from tether_server.core import compaction, context, items, user_shell
 from tether_server.core.history import normalized
 from tether_server.core.ids import now_ms, now_s, uuid7
 from tether_server.core.ports import ApprovalPort, EventSink
@@ -44,6 +44,7 @@ class SessionDeps:
     gate: CommandGate
     env: Mapping[str, str]
     approvals_for: Callable[[str], ApprovalPort] | None = None
+    auto_compact_token_limit: int | None = None
 
 
 @dataclass
@@ -78,7 +79,8 @@ class ThreadSession:
         self.sink = sink
         self.deps = deps
         self.ephemeral = ephemeral
-        self.history: list[dict[str, Any]] = list(history or [])
+        self.history: list[dict[str, Any]] = compaction.fold(list(history or []))
+        self._history_ordinal = len(history or [])  # stored records, markers included
         self._reference: TurnSettings | None = settings if history else None
         self._turn_count = turn_count
         self._item_count = item_count
@@ -96,7 +98,8 @@ class ThreadSession:
 
     def _record_history(self, turn_id: str, item: dict[str, Any]) -> None:
         self.history.append(item)
-        self._unsaved.history.append(HistoryRecord(self.record.id, turn_id, len(self.history) - 1, item))
+        self._unsaved.history.append(HistoryRecord(self.record.id, turn_id, self._history_ordinal, item))
+        self._history_ordinal += 1
 
     def _record_item(self, turn: ActiveTurn, item: dict[str, Any]) -> None:
         turn.items.append(item)
@@ -204,6 +207,58 @@ class ThreadSession:
             {"item": wire, **ids, "completedAtMs": wire["completedAtMs"], "contentTokenCount": None},
             batch=self.take_batch(),
         )
+
+    def start_compact(self) -> None:
+        """`thread/compact/start`: a turn of its own that replaces the history with a summary."""
+        if self.active is not None:
+            raise Conflict("cannot compact while a turn is running; interrupt it or wait for it to finish")
+        turn = ActiveTurn(uuid7(), self._turn_count, now_s(), now_ms())
+        self._turn_count += 1
+        self.active = turn
+        turn.task = asyncio.get_running_loop().create_task(
+            self._run_turn(turn, compact=True), name=f"turn-{turn.id}"
+        )
+
+    async def _compact(self, turn: ActiveTurn) -> None:
+        ids = {"threadId": self.record.id, "turnId": turn.id}
+        wire = {"type": "contextCompaction", "id": uuid7(), "startedAtMs": now_ms(), "completedAtMs": None}
+        await self.sink.emit("item/started", {"item": dict(wire), **ids, "startedAtMs": wire["startedAtMs"]})
+        provider = self.deps.provider_for(self.settings.model_provider)
+        summary = await compaction.summarize(
+            provider,
+            self.settings.model,
+            context.base_instructions(self.settings),
+            normalized(self.history),
+            self.record.id,
+        )
+        initial = context.initial_context(self.settings, self.deps.home, self.deps.agents_max_bytes)
+        replacement = compaction.replacement_history(self.history, summary, initial)
+        self._record_history(turn.id, {"type": compaction.MARKER, "replacement": replacement})
+        self.history = compaction.fold(self.history)
+        self._reference = self.settings
+        self.usage.reset_last(compaction.estimate_tokens(self.history))
+        wire["completedAtMs"] = now_ms()
+        self._record_item(turn, wire)
+        await self.sink.emit(
+            "item/completed",
+            {"item": wire, **ids, "completedAtMs": wire["completedAtMs"], "contentTokenCount": None},
+            batch=self.take_batch(),
+        )
+        await self.sink.emit(
+            "warning",
+            {
+                "threadId": self.record.id,
+                "message": (
+                    "The conversation was compacted to fit the model's context window; the model now works "
+                    "from a summary. Long threads lose detail with each compaction: start a new thread for "
+                    "new work."
+                ),
+            },
+        )
+
+    def _needs_compaction(self) -> bool:
+        limit = compaction.auto_compact_limit(self.deps.context_window, self.deps.auto_compact_token_limit)
+        return self.usage.last.total_tokens >= limit
 
     def steer(self, content: list[dict[str, Any]], expected_turn_id: str, client_id: str | None) -> str:
         self._check_input(content)
@@ -368,7 +423,9 @@ class ThreadSession:
             self._record_history(turn.id, entry)
         self._reference = self.settings
 
-    async def _run_turn(self, turn: ActiveTurn, shell: tuple[str, int | None] | None = None) -> None:
+    async def _run_turn(
+        self, turn: ActiveTurn, shell: tuple[str, int | None] | None = None, compact: bool = False
+    ) -> None:
         status, error, final = "completed", None, None
         try:
             await self.set_status({"type": "active", "activeFlags": []})
@@ -384,6 +441,8 @@ class ThreadSession:
             self._record_context(turn)
             if shell is not None:
                 await self._user_shell(turn, *shell)
+            elif compact:
+                await self._compact(turn)
             else:
                 final = await self._loop(turn)
         except (asyncio.CancelledError, TurnCancelled):
@@ -411,12 +470,16 @@ class ThreadSession:
             on_usage=self.usage.add,
             stream_max_retries=self.deps.stream_max_retries,
         )
+        if self._needs_compaction():
+            await self._compact(turn)
         while True:
             await self._record_user_input(turn)
             result: SamplingResult = await sample_with_retries(run)
             final = result.last_agent_message or final
             if not result.needs_follow_up and not turn.pending:
                 return final
+            if self._needs_compaction():
+                await self._compact(turn)
 
     async def _finish(
         self, turn: ActiveTurn, status: str, error: dict[str, Any] | None, final: dict[str, Any] | None

@@ -36,6 +36,10 @@ class UsageTracker:
         self.last = usage
         return self.wire()
 
+    def reset_last(self, estimated_total: int) -> None:
+        """After compaction the context is only as full as the new history."""
+        self.last = TokenUsage(input_tokens=estimated_total, total_tokens=estimated_total)
+
     def wire(self) -> dict[str, Any]:
         return {
             "total": _breakdown(self.total),

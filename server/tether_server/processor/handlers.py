@@ -38,6 +38,7 @@ _IMPLS: dict[str, Impl] = {
     "command/exec/resize": command.resize,
     "command/exec/terminate": command.terminate,
     "thread/shellCommand": turn.shell_command,
+    "thread/compact/start": turn.compact_start,
 }
 
 

@@ -59,3 +59,8 @@ async def shell_command(state: ServerState, ctx: RequestContext, params: Any) ->
     session = _handle(state, params.thread_id).session
     session.shell_command(params.command, params.timeout_ms)
     return {}
+
+
+async def compact_start(state: ServerState, ctx: RequestContext, params: Any) -> dict[str, Any]:
+    _handle(state, params.thread_id).session.start_compact()
+    return {}
