@@ -43,7 +43,8 @@ def _wire(params: Params) -> dict[str, Any] | None:
     if params is None:
         return None
     if isinstance(params, WireModel):
-        return params.wire()
+        # Only what the caller set: defaults such as experimentalRawEvents=false are gated fields.
+        return params.model_dump(mode="json", by_alias=True, exclude_unset=True)
     return dict(params)
 
 

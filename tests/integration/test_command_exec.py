@@ -128,7 +128,8 @@ async def test_tty_mode_takes_input_resizes_and_merges_output_into_stdout(
     start_server: StartServer, workdir: Path
 ) -> None:
     server = await start_server(cwd=workdir)
-    script = 'stty size; read a; stty size; read b; echo "got $b" >&2'
+    # `sed` only ends at end of input: the closeStdin (an end-of-file character on a PTY) is needed.
+    script = "stty size; read a; stty size; sed 's/^/got /' >&2"
     task = await _start(
         server,
         {
@@ -143,7 +144,7 @@ async def test_tty_mode_takes_input_resizes_and_merges_output_into_stdout(
     line = base64.b64encode(b"x\n").decode()
     await server.request("command/exec/write", {"processId": "tty", "deltaBase64": line})
     await _until_output(server, "tty", lambda out: b"30 100\r\n" in out)
-    word = base64.b64encode(b"hello").decode()
+    word = base64.b64encode(b"hello\n").decode()
     await server.request("command/exec/write", {"processId": "tty", "deltaBase64": word, "closeStdin": True})
     async with asyncio.timeout(WAIT_S):
         result = await task
@@ -246,7 +247,7 @@ async def test_other_requests_are_answered_while_a_command_runs(
 ) -> None:
     server = await start_server(cwd=workdir)
     task = await _start(server, {"command": ["sleep", "30"], "processId": "bg", "streamStdin": True})
-    assert "data" in await server.request("model/list", {})
+    assert await server.request("thread/loaded/list", {}) == {"data": [], "nextCursor": None}
     await server.request("command/exec/terminate", {"processId": "bg"})
     async with asyncio.timeout(WAIT_S):
         await task

@@ -374,7 +374,7 @@ class ThreadSession:
             instructions=context.base_instructions(self.settings),
             input=normalized(self.history),
             tools=default_tools(),
-            parallel_tool_calls=False,
+            parallel_tool_calls=True,
             reasoning=reasoning,
             text=text,
             prompt_cache_key=self.record.id,
