@@ -219,3 +219,17 @@ async def test_token_usage_accumulates_across_turns(
     assert usage[1]["total"]["totalTokens"] == 300
     assert usage[1]["total"]["outputTokens"] == 50
     assert usage[1]["total"]["reasoningOutputTokens"] == 5
+
+
+async def test_a_missing_api_key_fails_the_turn_with_a_clear_message(
+    start_server: StartServer, fake_model: FakeResponsesServer, workdir: Path
+) -> None:
+    server = await start_server("-c", 'model_providers.mock.env_key="TETHER_TEST_MISSING_KEY"')
+    thread_id = await _thread(server, workdir)
+    mark = server.mark()
+    await server.request("turn/start", {"threadId": thread_id, "input": _text("hi")})
+    done = await server.notification("turn/completed", after=mark)
+    error = done["params"]["turn"]["error"]
+    assert "TETHER_TEST_MISSING_KEY" in error["message"]
+    assert error["codexErrorInfo"] == "unauthorized"
+    assert fake_model.requests == []

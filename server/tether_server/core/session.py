@@ -19,7 +19,7 @@ from tether_server.core.tool_calls import CommandGate, ToolContext, TurnCancelle
 from tether_server.core.tool_specs import default_tools
 from tether_server.core.turn import SamplingResult, TurnRun, sample_with_retries
 from tether_server.core.usage import UsageTracker
-from tether_server.errors import Conflict, ProviderError
+from tether_server.errors import ConfigError, Conflict, ProviderError, TetherError
 from tether_server.providers.base import ModelRequest
 from tether_server.store.base import Batch, HistoryRecord, ItemRecord, ThreadRecord, TurnRecord
 from tether_server.tools.exec.sessions import ProcessSessions
@@ -451,6 +451,10 @@ class ThreadSession:
         except ProviderError as exc:
             status = "failed"
             error = items.turn_error(exc.message, exc.codex_error_info, exc.additional_details)
+        except ConfigError as exc:  # e.g. the provider's API key is not set
+            status, error = "failed", items.turn_error(exc.message, "unauthorized")
+        except TetherError as exc:
+            status, error = "failed", items.turn_error(exc.message)
         except Exception as exc:  # noqa: BLE001 - the thread task is a supervisor boundary
             _log.exception("turn.crashed", thread_id=self.record.id, turn_id=turn.id)
             status, error = "failed", items.turn_error(f"internal error: {type(exc).__name__}")
