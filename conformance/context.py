@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 import socket
+import tempfile
+import uuid
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -109,6 +111,7 @@ class CaseContext:
             await client.close()
         for server in self.servers:
             await server.stop()
+        _remove_socket(self._listen)
 
     # ---- common client steps ----------------------------------------------------------------
 
@@ -180,10 +183,17 @@ def text_input(text: str) -> list[dict[str, Any]]:
 
 def _listen_url(transport: str, scratch: Path) -> str:
     if transport == "unix":
-        return f"unix://{scratch / 'app-server.sock'}"
+        # sun_path holds ~107 bytes: a deep scratch folder would not fit, so the socket lives in /tmp.
+        short = Path(tempfile.gettempdir()) / f"conformance-{uuid.uuid4().hex[:12]}.sock"
+        return f"unix://{short}"
     if transport == "ws":
         with socket.socket() as sock:
             sock.bind(("127.0.0.1", 0))
             port = sock.getsockname()[1]
         return f"ws://127.0.0.1:{port}"
     return "stdio://"
+
+
+def _remove_socket(listen: str) -> None:
+    if listen.startswith("unix://"):
+        Path(listen.removeprefix("unix://")).unlink(missing_ok=True)

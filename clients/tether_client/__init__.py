@@ -7,8 +7,8 @@ Example:
             print(note.method)
 """
 
-from tether_client.approvals import ApprovalHandler, accept_all, decline_all, safe_default
-from tether_client.client import DEFERRED, Client
+from tether_client.approvals import DEFERRED, ApprovalHandler, Deferred, accept_all, decline_all, safe_default
+from tether_client.client import Client
 from tether_client.errors import RpcError, TetherClientError, TransportClosed
 from tether_client.messages import Notification, ServerRequest
 from tether_client.subscription import Subscription
@@ -20,6 +20,7 @@ __all__ = [
     "DEFERRED",
     "ApprovalHandler",
     "Client",
+    "Deferred",
     "Notification",
     "RpcError",
     "ServerRequest",

@@ -3,13 +3,21 @@
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Mapping
-from typing import Any
+from typing import Any, Final
 
 from tether_client.messages import ServerRequest
 from tether_protocol.common import WireModel
 
-ApprovalHandler = Callable[[ServerRequest], Awaitable[Mapping[str, Any] | WireModel | None]]
-"""Answers one server request with its result; returning None means "use the safe default"."""
+
+class Deferred:
+    """Type of DEFERRED."""
+
+
+DEFERRED: Final = Deferred()
+"""Returned by an approval handler that will answer later itself, with `Client.respond`."""
+
+ApprovalHandler = Callable[[ServerRequest], Awaitable[Mapping[str, Any] | WireModel | Deferred | None]]
+"""Answers one server request with its result; None means "use the safe default"."""
 
 _DECLINE: dict[str, dict[str, Any]] = {
     "item/commandExecution/requestApproval": {"decision": "decline"},

@@ -8,11 +8,11 @@ import itertools
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from types import TracebackType
-from typing import Any, Final, TypeVar
+from typing import Any, TypeVar
 
 import orjson
 
-from tether_client.approvals import ApprovalHandler, decline_all, safe_default
+from tether_client.approvals import DEFERRED, ApprovalHandler, decline_all, safe_default
 from tether_client.errors import RpcError, TetherClientError, TransportClosed
 from tether_client.messages import Notification, ServerRequest
 from tether_client.subscription import NotificationFilter, Subscription
@@ -32,9 +32,6 @@ from tether_protocol.v2.initialize import (
 
 ResultT = TypeVar("ResultT", bound=WireModel)
 Params = WireModel | Mapping[str, Any] | None
-
-DEFERRED: Final = object()
-"""Returned by an approval handler that will answer later itself, with `Client.respond`."""
 
 _METHOD_NOT_FOUND = -32601
 

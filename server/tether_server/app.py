@@ -12,6 +12,7 @@ from typing import Any
 from tether_protocol.methods import CLIENT_METHODS
 from tether_server import __version__, log
 from tether_server.config import Config, LoadedConfig, resolve_api_key
+from tether_server.core.execpolicy import RULES_DIR, ExecRules
 from tether_server.core.ids import now_s
 from tether_server.core.session import SessionDeps
 from tether_server.errors import SandboxError, TetherError
@@ -135,6 +136,7 @@ class App:
             gate=SandboxGate(capability, [self.home]),
             env=command_env(os.environ, cfg),
             approvals_for=lambda thread_id: brokers[0].port(thread_id),
+            exec_rules=ExecRules(self.home / RULES_DIR),
         )
         threads = ThreadManager(self.store, deps)
         dispatcher_box: list[Dispatcher] = []

@@ -58,6 +58,7 @@ def _parser() -> argparse.ArgumentParser:
     proxy.add_argument("--sock", type=Path, default=None, help="socket path (default: the control socket)")
     daemon = tools.add_parser("daemon", help="manage a background app-server on the control socket")
     daemon.add_argument("action", choices=["start", "stop", "status"])
+    sub.add_parser("exec", help="run one turn non-interactively (see `tether exec --help`)", add_help=False)
     return parser
 
 
@@ -169,6 +170,10 @@ def _run_tool(args: argparse.Namespace, argv: list[str]) -> int:
 
 def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
+    if argv[:1] == ["exec"]:
+        from tether_client.exec_cli import main as exec_main
+
+        return exec_main(argv[1:])
     args = _parser().parse_args(argv)
     log.configure(getattr(args, "log_level", "info"))
     if args.command == "app-server":

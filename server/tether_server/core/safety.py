@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import shlex
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
+
+from tether_server.core.execpolicy import ExecPolicy, PrefixRule
 
 Verdict = Literal["allow", "prompt", "reject"]
 
@@ -46,11 +49,20 @@ _GIT_READ = frozenset({"status", "log", "diff", "show", "branch"})
 _SEPARATORS = frozenset({"&&", "||", ";", "|"})
 
 
+# A prefix rule the model proposes for these would allow running arbitrary code.
+_BANNED_PREFIX_PROGRAMS = frozenset(
+    {"bash", "sh", "zsh", "dash", "fish", "python", "python3", "node", "perl", "ruby", "env", "sudo", "xargs"}
+)
+
+
 @dataclass(frozen=True)
 class CommandDecision:
+    """Run (sandboxed or not), ask, or refuse; `amendment` is the argv prefix to offer allowing."""
+
     verdict: Verdict
     sandboxed: bool
     reason: str | None = None
+    amendment: tuple[str, ...] | None = None
 
 
 def _segments(script: str) -> list[list[str]] | None:
@@ -117,12 +129,51 @@ def _debug_name(policy: Any) -> str:
 
 
 def assess_command(
-    approval_policy: Any, sandbox_policy: dict[str, Any], script: str, escalate: bool
+    approval_policy: Any,
+    sandbox_policy: dict[str, Any],
+    script: str,
+    escalate: bool,
+    *,
+    rules: ExecPolicy | None = None,
+    argv: Sequence[str] | None = None,
+    requested_prefix: Any = None,
 ) -> CommandDecision:
-    """The decision for one exec_command call before it runs."""
-    name = policy_name(approval_policy)
-    full_access = sandbox_policy.get("type") in ("dangerFullAccess", "externalSandbox")
-    if escalate and name not in ("on-request", "granular"):
+    """The decision for one exec_command call before it runs (core.md §5.3).
+
+    Args:
+        approval_policy: the turn's approval policy (wire form).
+        sandbox_policy: the turn's sandbox policy (wire form).
+        script: the shell script the model asked to run.
+        escalate: the model asked to run outside the sandbox.
+        rules: the exec policy rules; each plain command of the script is checked against them
+            (a script beyond `&&`, `||`, `;`, `|` is checked as its whole shell argv).
+        argv: the shell argv that runs `script`.
+        requested_prefix: the model's `prefix_rule` argument, proposed as the amendment when valid.
+    """
+    guard = _escalation_guard(approval_policy, escalate)
+    if guard is not None:
+        return guard
+    segments = _segments(script)
+    units = segments if segments is not None else ([list(argv)] if argv else [])
+    unmatched = units
+    if rules is not None and rules.rules:
+        matched = {i: rule for i, unit in enumerate(units) if (rule := rules.decide(unit)) is not None}
+        ruled = _rule_decision(approval_policy, script, escalate, units, matched)
+        if ruled is not None:
+            return ruled
+        unmatched = [unit for i, unit in enumerate(units) if i not in matched]
+    # Commands an allow rule matched do not count towards the heuristics.
+    partly_allowed = segments is not None and len(unmatched) < len(units)
+    rest = " && ".join(shlex.join(u) for u in unmatched) if partly_allowed else script
+    decision = _heuristic(approval_policy, sandbox_policy, rest, escalate)
+    if decision.verdict != "prompt":
+        return decision
+    amendment = _amendment(requested_prefix, unmatched)
+    return CommandDecision(decision.verdict, decision.sandboxed, decision.reason, amendment)
+
+
+def _escalation_guard(approval_policy: Any, escalate: bool) -> CommandDecision | None:
+    if escalate and policy_name(approval_policy) not in ("on-request", "granular"):
         pol = _debug_name(approval_policy)
         return CommandDecision(
             "reject",
@@ -130,6 +181,68 @@ def assess_command(
             f"approval policy is {pol}; reject command — you cannot ask for escalated permissions if the "
             f"approval policy is {pol}",
         )
+    return None
+
+
+def _rule_decision(
+    approval_policy: Any,
+    script: str,
+    escalate: bool,
+    units: list[list[str]],
+    matched: dict[int, PrefixRule],
+) -> CommandDecision | None:
+    """What the matching rules decide; None when unmatched commands leave it to the heuristics."""
+    forbidden = [rule for rule in matched.values() if rule.decision == "forbidden"]
+    if forbidden:
+        because = forbidden[0].justification or "blocked by policy"
+        return CommandDecision("reject", False, f"`{script}` rejected: {because}")
+    prompting = [rule for rule in matched.values() if rule.decision == "prompt"]
+    if prompting:
+        name = policy_name(approval_policy)
+        if name == "never":
+            return CommandDecision(
+                "reject", False, "approval required by policy, but AskForApproval is set to Never"
+            )
+        if name == "granular" and not approval_policy["granular"].get("rules", True):
+            return CommandDecision(
+                "reject",
+                False,
+                "approval required by policy rule, but AskForApproval::Granular.rules is false",
+            )
+        why = prompting[0].justification
+        reason = f"`{script}` requires approval: {why}" if why else f"`{script}` requires approval by policy"
+        return CommandDecision("prompt", not escalate, reason)
+    if units and len(matched) == len(units):
+        return CommandDecision("allow", False)  # every command is explicitly allowed: no sandbox
+    return None
+
+
+def _amendment(requested: Any, units: list[list[str]]) -> tuple[str, ...] | None:
+    """The model's prefix when it is usable, else the first command that needs approval."""
+    if (
+        isinstance(requested, list)
+        and requested
+        and all(isinstance(t, str) and t for t in requested)
+        and not _banned_prefix(requested)
+        and any(unit[: len(requested)] == requested for unit in units)
+    ):
+        return tuple(requested)
+    for unit in units:
+        if not _safe_segment(unit):
+            return tuple(unit)
+    return tuple(units[0]) if units else None
+
+
+def _banned_prefix(prefix: list[str]) -> bool:
+    program = prefix[0].rsplit("/", 1)[-1]
+    return program in _BANNED_PREFIX_PROGRAMS and len(prefix) <= 2
+
+
+def _heuristic(
+    approval_policy: Any, sandbox_policy: dict[str, Any], script: str, escalate: bool
+) -> CommandDecision:
+    name = policy_name(approval_policy)
+    full_access = sandbox_policy.get("type") in ("dangerFullAccess", "externalSandbox")
     if full_access:
         if name == "untrusted" and not is_known_safe(script):
             return CommandDecision("prompt", False)

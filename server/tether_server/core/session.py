@@ -10,6 +10,7 @@ from typing import Any
 
 from tether_server import log
 from tether_server.core import compaction, context, items, user_shell
+from tether_server.core.execpolicy import ExecRules
 from tether_server.core.history import normalized
 from tether_server.core.ids import now_ms, now_s, uuid7
 from tether_server.core.ports import ApprovalPort, EventSink
@@ -44,6 +45,7 @@ class SessionDeps:
     gate: CommandGate
     env: Mapping[str, str]
     approvals_for: Callable[[str], ApprovalPort] | None = None
+    exec_rules: ExecRules | None = None
     auto_compact_token_limit: int | None = None
 
 
@@ -315,6 +317,7 @@ class ThreadSession:
             ask=self._ask,
             set_flags=self._set_flags,
             approved_for_session=self.approved_for_session,
+            exec_rules=self.deps.exec_rules,
         )
 
     async def _ask(self, method: str, params: dict[str, Any]) -> dict[str, Any]:

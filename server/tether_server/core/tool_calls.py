@@ -9,7 +9,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from tether_server import log
 from tether_server.core import items, safety
+from tether_server.core.execpolicy import ExecRules, RulesError
 from tether_server.core.ids import now_ms
 from tether_server.core.ports import ApprovalDenied, EventSink
 from tether_server.errors import SandboxError, TetherError
@@ -23,6 +25,9 @@ PARALLEL_TOOLS = frozenset({"exec_command"})
 CommandGate = Callable[[dict[str, Any], Path, list[str], bool], PreparedCommand]
 """(sandbox policy, cwd, argv, sandboxed) → the command to spawn; raises SandboxError when it cannot."""
 Ask = Callable[[str, dict[str, Any]], Awaitable[dict[str, Any]]]
+AMENDMENT_DECISION = "acceptWithExecpolicyAmendment"
+
+_log = log.get("tether.core.tools")
 
 
 @dataclass
@@ -42,6 +47,7 @@ class ToolContext:
     approved_for_session: set[str] = field(default_factory=set)
     turn_files_before: dict[Path, str | None] = field(default_factory=dict)
     session_items: dict[int, str] = field(default_factory=dict)
+    exec_rules: ExecRules | None = None
 
 
 @dataclass
@@ -112,6 +118,8 @@ async def _ask(ctx: ToolContext, method: str, params: dict[str, Any], session_ke
         return Approval("decline", failed=True)
     decision = result.get("decision")
     if isinstance(decision, dict):
+        if AMENDMENT_DECISION in decision:
+            _save_amendment(ctx, decision[AMENDMENT_DECISION])
         decision = next(iter(decision), "decline")
     if decision == "acceptForSession":
         ctx.approved_for_session.add(session_key)
@@ -121,13 +129,26 @@ async def _ask(ctx: ToolContext, method: str, params: dict[str, Any], session_ke
     return Approval("accept" if accepted else "decline")
 
 
+def _save_amendment(ctx: ToolContext, body: Any) -> None:
+    """Persist the allow rule an `acceptWithExecpolicyAmendment` decision carries."""
+    prefix = body.get("execpolicy_amendment") if isinstance(body, dict) else None
+    if ctx.exec_rules is None or not isinstance(prefix, list):
+        return
+    try:
+        ctx.exec_rules.allow_prefix(prefix)
+    except (RulesError, OSError) as exc:
+        _log.warning("execpolicy.amendment_not_saved", error=str(exc))
+
+
 async def _flags(ctx: ToolContext, flags: list[str]) -> None:
     if ctx.set_flags is not None:
         await ctx.set_flags(flags)
 
 
-def _approval_params(ctx: ToolContext, item: dict[str, Any], reason: str | None) -> dict[str, Any]:
-    return {
+def _approval_params(
+    ctx: ToolContext, item: dict[str, Any], reason: str | None, amendment: tuple[str, ...] | None = None
+) -> dict[str, Any]:
+    params = {
         **_ids(ctx),
         "itemId": item["id"],
         "startedAtMs": item["startedAtMs"],
@@ -139,37 +160,68 @@ def _approval_params(ctx: ToolContext, item: dict[str, Any], reason: str | None)
         "reason": reason,
         "availableDecisions": ["accept", "acceptForSession", "decline", "cancel"],
     }
+    if amendment:
+        # Codex offers exactly these three when it proposes a rule.
+        proposed = list(amendment)
+        params["proposedExecpolicyAmendment"] = proposed
+        params["availableDecisions"] = [
+            "accept",
+            {AMENDMENT_DECISION: {"execpolicy_amendment": proposed}},
+            "cancel",
+        ]
+    return params
+
+
+def _assess(ctx: ToolContext, cmd: str, argv: list[str], args: dict[str, Any]) -> safety.CommandDecision:
+    return safety.assess_command(
+        ctx.approval_policy,
+        ctx.sandbox_policy,
+        cmd,
+        args.get("sandbox_permissions") == "require_escalated",
+        rules=ctx.exec_rules.policy() if ctx.exec_rules is not None else None,
+        argv=argv,
+        requested_prefix=args.get("prefix_rule"),
+    )
 
 
 async def exec_command(ctx: ToolContext, call_id: str, args: dict[str, Any]) -> ToolOutput:
     cmd = args.get("cmd")
     if not isinstance(cmd, str) or not cmd.strip():
         raise ToolArgumentError("failed to parse function arguments: missing field `cmd`")
-    escalate = args.get("sandbox_permissions") == "require_escalated"
-    decision = safety.assess_command(ctx.approval_policy, ctx.sandbox_policy, cmd, escalate)
+    argv = build_shell_argv(cmd, args.get("shell"), bool(args.get("login", True)))
+    decision = _assess(ctx, cmd, argv, args)
     if decision.verdict == "reject":
         return ToolOutput(decision.reason or "rejected", success=False)
     workdir = args.get("workdir")
     cwd = (ctx.cwd / workdir).resolve() if isinstance(workdir, str) and workdir else ctx.cwd
-    argv = build_shell_argv(cmd, args.get("shell"), bool(args.get("login", True)))
     item = items.command_execution(
         call_id, join_command(argv), str(cwd), parse_command_actions(cmd), now_ms()
     )
     if decision.verdict == "prompt":
-        await _flags(ctx, ["waitingOnApproval"])
-        await _started(ctx, item)
-        justification = args.get("justification")
-        params = _approval_params(ctx, item, justification if isinstance(justification, str) else None)
-        approval = await _ask(ctx, "item/commandExecution/requestApproval", params, f"exec:{cwd}:{cmd}")
-        if approval.decision != "accept":
-            item.update(status="failed" if approval.failed else "declined")
-            await _completed(ctx, item)
-            await _flags(ctx, [])
-            return ToolOutput("exec command rejected by user", success=False)
-        await _flags(ctx, [])
+        refused = await _approve_command(ctx, item, decision, f"exec:{cwd}:{cmd}", args.get("justification"))
+        if refused is not None:
+            return refused
     else:
         await _started(ctx, item)
     return await _run_command(ctx, item, cmd, cwd, argv, args, sandboxed=decision.sandboxed)
+
+
+async def _approve_command(
+    ctx: ToolContext, item: dict[str, Any], decision: safety.CommandDecision, key: str, justification: Any
+) -> ToolOutput | None:
+    """Ask about a command; None when it may run, else what the model is told."""
+    await _flags(ctx, ["waitingOnApproval"])
+    await _started(ctx, item)
+    reason = justification if isinstance(justification, str) else decision.reason
+    params = _approval_params(ctx, item, reason, decision.amendment)
+    approval = await _ask(ctx, "item/commandExecution/requestApproval", params, key)
+    if approval.decision != "accept":
+        item.update(status="failed" if approval.failed else "declined")
+        await _completed(ctx, item)
+        await _flags(ctx, [])
+        return ToolOutput("exec command rejected by user", success=False)
+    await _flags(ctx, [])
+    return None
 
 
 async def _run_command(
