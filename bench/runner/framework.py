@@ -64,6 +64,7 @@ class RunContext:
         shared: scratch folder kept across this target's runs of this workload (prepared state).
         workspace: the project folder threads work in (cwd).
         cache: this target's folder kept across invocations (e.g. a bytecode cache).
+        on_spawn: called with each server right after it starts (e.g. to attach a profiler).
     """
 
     target: Target
@@ -71,6 +72,7 @@ class RunContext:
     shared: Path
     workspace: Path
     cache: Path
+    on_spawn: Callable[[StdioServer], Awaitable[None]] | None = None
 
     def fake(self, script: Sequence[ScriptedResponse]) -> FakeModel:
         """A fake model playing `script` in a loop (an async context manager)."""
@@ -89,6 +91,8 @@ class RunContext:
         argv = [*self.target.argv(base_url=base_url, home=home, cache=self.cache), *extra]
         server = await StdioServer.spawn(argv, self.folder / "server.stderr.log", self.workspace)
         try:
+            if self.on_spawn is not None:
+                await self.on_spawn(server)
             yield server
         finally:
             await server.close(terminate="--listen" in extra)

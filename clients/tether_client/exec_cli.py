@@ -178,6 +178,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_USAGE
     try:
         return asyncio.run(run(args, prompt, schema))
+    except KeyboardInterrupt:  # Ctrl-C before the turn started: nothing to interrupt
+        return EXIT_INTERRUPTED
     except (TetherClientError, OSError) as exc:
         note(f"tether exec: {exc}")
         return EXIT_FAILED

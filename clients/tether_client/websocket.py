@@ -8,6 +8,8 @@ Origin header is ever sent.
 from __future__ import annotations
 
 import contextlib
+import os
+import socket
 from collections.abc import AsyncIterator
 from pathlib import Path
 
@@ -17,6 +19,7 @@ from websockets.exceptions import ConnectionClosed
 from tether_client.errors import TransportClosed
 
 _MAX_MESSAGE = 64 * 1024 * 1024
+_SUN_PATH_MAX = 107
 
 
 class WebSocketTransport:
@@ -39,8 +42,9 @@ class WebSocketTransport:
     @classmethod
     async def connect_unix(cls, path: str | Path, *, token: str | None = None) -> WebSocketTransport:
         """Connect to the daemon's control socket at `path`."""
+        sock = _unix_socket(Path(path))
         ws = await unix_connect(
-            str(path), uri="ws://localhost/", additional_headers=_auth(token), max_size=_MAX_MESSAGE
+            sock=sock, uri="ws://localhost/", additional_headers=_auth(token), max_size=_MAX_MESSAGE
         )
         return cls(ws)
 
@@ -57,6 +61,25 @@ class WebSocketTransport:
 
     async def close(self) -> None:
         await self._ws.close()
+
+
+def _unix_socket(path: Path) -> socket.socket:
+    """A connected socket to `path`, even past `sun_path`'s 107 bytes (via /proc/self/fd/<dir>)."""
+    sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    try:
+        if len(os.fsencode(path)) <= _SUN_PATH_MAX:
+            sock.connect(str(path))
+        else:
+            fd = os.open(path.parent, os.O_RDONLY | os.O_DIRECTORY)
+            try:
+                sock.connect(f"/proc/self/fd/{fd}/{path.name}")
+            finally:
+                os.close(fd)
+    except OSError:
+        sock.close()
+        raise
+    sock.setblocking(False)
+    return sock
 
 
 def _auth(token: str | None) -> dict[str, str]:

@@ -58,7 +58,7 @@ async def request_shape(
 
 @case(
     "approvals.accept",
-    requires=["approvals.command-request", "approvals.command-accept"],
+    requires=["approvals.command-request", "approvals.command-accept", "approvals.request-id-integer"],
     model=escalated_write(),
 )
 async def accept(ctx: CaseContext) -> None:
@@ -68,6 +68,10 @@ async def accept(ctx: CaseContext) -> None:
     mark, request = await until_approval(client, ctx, thread_id)
     if not await request_shape(ctx, client, mark, request, "approvals.command-accept"):
         return
+    rid = request["id"]
+    ctx.check(
+        "approvals.request-id-integer", isinstance(rid, int) and not isinstance(rid, bool), f"id {rid!r}"
+    )
     answer_mark = client.mark()
     await client.respond(request["id"], {"decision": "accept"})
     done = await client.notification("turn/completed", after=mark)

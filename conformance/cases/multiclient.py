@@ -13,8 +13,18 @@ APPROVAL = "item/commandExecution/requestApproval"
 
 @case(
     "multiclient.two-clients",
-    requires=["multiclient.listener", "multiclient.fan-out", "multiclient.broadcast"],
-    model=[script.text_reply("One.", deltas=2), script.text_reply("Two, for both of you.", deltas=3)],
+    requires=[
+        "multiclient.listener",
+        "multiclient.fan-out",
+        "multiclient.broadcast",
+        "multiclient.status-broadcast",
+        "multiclient.unsubscribe",
+    ],
+    model=[
+        script.text_reply("One.", deltas=2),
+        script.text_reply("Two, for both of you.", deltas=3),
+        script.text_reply("Three, for A only.", deltas=2),
+    ],
     transports=SOCKETS,
     clients=2,
 )
@@ -29,7 +39,10 @@ async def two_clients(ctx: CaseContext) -> None:
     thread_id = await ctx.start_thread(a)
     started = await b.notification("thread/started", after=b_mark)
     ctx.expect("multiclient.broadcast", started["params"]["thread"]["id"], thread_id, "thread/started on B")
+    b_mark = b.mark()
     await ctx.run_turn(a, thread_id, "first")
+    statuses = [m for m in b.since(b_mark) if m.get("method") == "thread/status/changed"]
+    ctx.check("multiclient.status-broadcast", bool(statuses), "B saw no thread/status/changed of A's turn")
     await b.request("thread/resume", {"threadId": thread_id})
     b_mark = b.mark()
     await a.request("thread/name/set", {"threadId": thread_id, "name": "shared"})
@@ -41,6 +54,17 @@ async def two_clients(ctx: CaseContext) -> None:
     a_mark, _ = await ctx.run_turn(a, thread_id, "second")
     await b.notification("turn/completed", after=b_mark)
     ctx.expect("multiclient.fan-out", flow(b.since(b_mark)), flow(a.since(a_mark)), "B's turn flow vs A's")
+    unsubscribed = await b.request("thread/unsubscribe", {"threadId": thread_id})
+    b_mark = b.mark()
+    a_mark, _ = await ctx.run_turn(a, thread_id, "third")
+    await b.call("thread/loaded/list", {})  # a sentinel: B's queue has caught up with the turn
+    leaked = [m["method"] for m in b.since(b_mark) if str(m.get("method", "")).startswith(("turn/", "item/"))]
+    ctx.expect(
+        "multiclient.unsubscribe",
+        (unsubscribed.get("status"), leaked, "turn/completed" in [m.get("method") for m in a.since(a_mark)]),
+        ("unsubscribed", [], True),
+        "(unsubscribe status, turn/item notifications B still got, A's turn completed)",
+    )
 
 
 @case(

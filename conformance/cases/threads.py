@@ -26,6 +26,7 @@ async def listed(client: Client, thread_id: str, **params: Any) -> dict[str, Any
         "thread.loaded-list",
         "thread.read",
         "thread.list-unmaterialized-hidden",
+        "thread.ephemeral",
     ],
 )
 async def start_and_read(ctx: CaseContext) -> None:
@@ -59,6 +60,8 @@ async def start_and_read(ctx: CaseContext) -> None:
     read = await client.request("thread/read", {"threadId": thread["id"]})
     ctx.check("thread.read", read["thread"]["id"] == thread["id"] and "readState" in read, f"read {read}")
     ctx.check("thread.list-unmaterialized-hidden", await listed(client, thread["id"]) is None, "listed")
+    ephemeral = (await client.request("thread/start", {"cwd": str(ctx.workdir), "ephemeral": True}))["thread"]
+    ctx.expect("thread.ephemeral", (ephemeral["ephemeral"], ephemeral.get("path")), (True, None), "thread")
 
 
 @case(
@@ -71,6 +74,8 @@ async def start_and_read(ctx: CaseContext) -> None:
         "thread.archive",
         "thread.unarchive",
         "thread.delete",
+        "thread.resume-archived-rejected",
+        "thread.delete-twice-rejected",
     ],
     model=[script.text_reply("Noted.", deltas=2)],
 )
@@ -96,6 +101,8 @@ async def lifecycle(ctx: CaseContext) -> None:
         deleted == {} and note["params"]["threadId"] == thread_id and "error" in gone,
         f"delete {deleted}, read afterwards {gone}",
     )
+    twice = await client.call("thread/delete", {"threadId": thread_id})
+    ctx.expect("thread.delete-twice-rejected", error_code(twice), -32600, "second delete")
 
 
 async def rename(ctx: CaseContext, client: Client, thread_id: str) -> None:
@@ -120,6 +127,13 @@ async def archive_cycle(ctx: CaseContext, client: Client, thread_id: str) -> Non
     note = await client.notification("thread/archived", after=mark)
     hidden = await listed(client, thread_id) is None
     shown = await listed(client, thread_id, archived=True) is not None
+    resumed = await client.call("thread/resume", {"threadId": thread_id})
+    message = str(resumed.get("error", {}).get("message"))
+    ctx.check(
+        "thread.resume-archived-rejected",
+        error_code(resumed) == -32600 and "archived" in message,
+        f"resume of an archived thread: {str(resumed)[:300]}",
+    )
     ctx.expect(
         "thread.archive",
         (result, note["params"]["threadId"], hidden, shown),
@@ -140,7 +154,7 @@ async def archive_cycle(ctx: CaseContext, client: Client, thread_id: str) -> Non
 
 @case(
     "thread.resume-after-restart",
-    requires=["thread.resume-after-restart"],
+    requires=["thread.resume-after-restart", "thread.name-persisted"],
     model=[script.text_reply("First answer.", deltas=2), script.text_reply("Second answer.", deltas=2)],
 )
 async def resume_after_restart(ctx: CaseContext) -> None:
@@ -148,9 +162,11 @@ async def resume_after_restart(ctx: CaseContext) -> None:
     client = await ctx.ready_client()
     thread_id = await ctx.start_thread(client)
     await ctx.run_turn(client, thread_id, "remember this")
+    await client.request("thread/name/set", {"threadId": thread_id, "name": "Survivor"})
     await ctx.stop_servers()
     client = await ctx.ready_client("after-restart")
     resumed = await client.request("thread/resume", {"threadId": thread_id})
+    ctx.expect("thread.name-persisted", resumed["thread"].get("name"), "Survivor", "name after restart")
     turns = [t["status"] for t in resumed["thread"]["turns"]]
     ctx.expect("thread.resume-after-restart", turns, ["completed"], "resumed turns")
     _, done = await ctx.run_turn(client, thread_id, "and now?")
@@ -260,4 +276,29 @@ async def compact(ctx: CaseContext) -> None:
         (started, done["params"]["turn"]["status"]),
         (["contextCompaction"], "completed"),
         "(completed compaction items, turn status)",
+    )
+
+
+@case(
+    "thread.pagination",
+    requires=["thread.list-pagination"],
+    model=[script.text_reply("One.", deltas=1), script.text_reply("Two.", deltas=1)],
+)
+async def pagination(ctx: CaseContext) -> None:
+    """Two listed threads, paged one at a time."""
+    client = await ctx.ready_client()
+    ids = set()
+    for text in ("first thread", "second thread"):
+        thread_id = await ctx.start_thread(client)
+        await ctx.run_turn(client, thread_id, text)
+        ids.add(thread_id)
+    first = await client.request("thread/list", {"limit": 1})
+    cursor = first.get("nextCursor")
+    second = await client.request("thread/list", {"limit": 1, "cursor": cursor}) if cursor else {"data": []}
+    pages = [[t["id"] for t in first["data"]], [t["id"] for t in second["data"]]]
+    ctx.expect(
+        "thread.list-pagination",
+        ([len(p) for p in pages], {i for p in pages for i in p} == ids, cursor is not None),
+        ([1, 1], True, True),
+        f"(page sizes, both threads seen, cursor) pages {pages}",
     )

@@ -110,3 +110,62 @@ async def exec_command(ctx: CaseContext) -> None:
         ([("call_exec_1", True)], "completed"),
         "(tool outputs sent to the model, turn status)",
     )
+
+
+@case(
+    "tools.exec-command-failure",
+    requires=["tools.exec-command-failure"],
+    model=[
+        script.reply(
+            script.function_call(
+                "exec_command",
+                {"cmd": "echo about to fail; exit 3", "login": False, "yield_time_ms": 30000},
+                call_id="call_exec_fail",
+            )
+        ),
+        script.text_reply("It failed with 3.", deltas=2),
+    ],
+)
+async def exec_command_failure(ctx: CaseContext) -> None:
+    """A command that exits 3 under danger-full-access."""
+    client = await ctx.ready_client()
+    thread_id = await ctx.start_thread(client, approvalPolicy="never", sandbox="danger-full-access")
+    mark, done = await finish_turn(client, thread_id, "run the failing command")
+    completed = items(client.since(mark), "item/completed", "commandExecution")
+    shape = [
+        (i["status"], i.get("exitCode"), "about to fail" in str(i.get("aggregatedOutput"))) for i in completed
+    ]
+    ctx.expect(
+        "tools.exec-command-failure",
+        (shape, done["params"]["turn"]["status"], len(ctx.model.requests)),
+        ([("failed", 3, True)], "completed", 2),
+        "(commandExecution items, turn status, model requests)",
+    )
+
+
+PLAN = {
+    "explanation": "Two steps.",
+    "plan": [
+        {"step": "Read the code", "status": "completed"},
+        {"step": "Write the fix", "status": "in_progress"},
+    ],
+}
+
+
+@case(
+    "tools.update-plan",
+    requires=["tools.update-plan"],
+    model=[
+        script.reply(script.function_call("update_plan", PLAN, call_id="call_plan_1")),
+        script.text_reply("Plan noted.", deltas=2),
+    ],
+)
+async def update_plan(ctx: CaseContext) -> None:
+    """The model updates its plan."""
+    client = await ctx.ready_client()
+    thread_id = await ctx.start_thread(client)
+    mark, _ = await finish_turn(client, thread_id, "plan it")
+    plans = [m["params"] for m in of_method(client.since(mark), "turn/plan/updated")]
+    shape = [(p.get("explanation"), [(s["step"], s["status"]) for s in p.get("plan", [])]) for p in plans]
+    expected = ("Two steps.", [("Read the code", "completed"), ("Write the fix", "inProgress")])
+    ctx.expect("tools.update-plan", shape[-1:], [expected], "turn/plan/updated")

@@ -112,7 +112,7 @@ async def steer(ctx: CaseContext) -> None:
 
 @case(
     "turn.interrupt",
-    requires=["turn.interrupt", "turn.interrupt-idle", "turn.after-interrupt"],
+    requires=["turn.interrupt", "turn.interrupt-idle", "turn.after-interrupt", "turn.interrupted-no-error"],
     model=[
         script.reply(script.message("This will be cut short.", deltas=3), script.gated("never")),
         script.text_reply("Fresh turn.", deltas=2),
@@ -137,6 +137,7 @@ async def interrupt(ctx: CaseContext) -> None:
     ctx.check(
         "turn.interrupt", is_subsequence(["status idle", "turn/completed interrupted"], tail), f"flow {tail}"
     )
+    ctx.expect("turn.interrupted-no-error", done["params"]["turn"].get("error", "absent"), None, "turn error")
     again = await client.call("turn/interrupt", {"threadId": thread_id, "turnId": turn_id})
     ctx.expect("turn.interrupt-idle", error_code(again), -32600, "interrupt with no active turn")
     _, fresh = await ctx.run_turn(client, thread_id, "again")
@@ -176,7 +177,7 @@ async def failed_upstream(ctx: CaseContext) -> None:
 
 @case(
     "turn.reasoning",
-    requires=["turn.reasoning-item"],
+    requires=["turn.reasoning-item", "turn.client-message-id"],
     model=[
         script.reply(script.reasoning(["**Planning**\n\nLook first, then answer."]), script.message("Done."))
     ],
@@ -185,7 +186,9 @@ async def reasoning(ctx: CaseContext) -> None:
     """A reasoning item with a summary, then a message."""
     client = await ctx.ready_client()
     thread_id = await ctx.start_thread(client)
-    mark, _ = await ctx.run_turn(client, thread_id, "think")
+    mark, _ = await ctx.run_turn(client, thread_id, "think", clientUserMessageId="client-msg-1")
+    users = [i.get("clientId") for i in items(client.since(mark), "item/completed", "userMessage")]
+    ctx.expect("turn.client-message-id", users, ["client-msg-1"], "userMessage clientId")
     expected = [
         "item/started reasoning",
         "item/reasoning/summaryTextDelta+",
@@ -236,3 +239,18 @@ async def start_while_active(ctx: CaseContext) -> None:
         (True, ["first", "second input"], 1),
         "(same turn id, user messages, turns started)",
     )
+
+
+@case(
+    "turn.overrides-persist",
+    requires=["turn.overrides-persist"],
+    model=[script.text_reply("First.", deltas=1), script.text_reply("Second.", deltas=1)],
+)
+async def overrides_persist(ctx: CaseContext) -> None:
+    """A per-turn model override, then a turn without overrides."""
+    client = await ctx.ready_client()
+    thread_id = await ctx.start_thread(client)
+    await ctx.run_turn(client, thread_id, "with override", model="gpt-override-test")
+    await ctx.run_turn(client, thread_id, "without override")
+    models = [r.body.get("model") for r in ctx.model.requests]
+    ctx.expect("turn.overrides-persist", models, ["gpt-override-test"] * 2, "models requested")

@@ -24,7 +24,7 @@ from tether_server.transports import unix
 from tether_server.transports.stdio import StdioStream
 from tether_server.transports.websocket import MAX_MESSAGE_BYTES
 
-START_TIMEOUT_S = 30.0
+START_TIMEOUT_S = 60.0
 STOP_TIMEOUT_S = 120.0
 _POLL_S = 0.05
 LOG_FILE = "app-server.log"

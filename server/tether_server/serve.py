@@ -204,7 +204,7 @@ class Listeners:
             self._serve_ws,
             sock=sock,
             process_request=unix_gate(self.request_stop),
-            process_response=advertise_limit,
+            process_response=advertise_limit(self.options.max_message_bytes),
             max_size=self.options.max_message_bytes,
             compression=None,
             close_timeout=CLOSE_GRACE_S,

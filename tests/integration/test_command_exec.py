@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from tests.conftest import StartServer
-from tests.support.appserver import WAIT_S, AppServer, RpcErrorReply
+from tests.support.appserver import WAIT_S, AppServer, RpcErrorReply, mock_provider_args
 from tests.support.rpcclient import RpcClient
 from tests.support.wsclient import SocketServer
 from tether_testing.fake_responses import FakeResponsesServer
@@ -273,8 +273,6 @@ async def _gone(pid: int) -> None:
 async def test_closing_the_connection_kills_its_processes(
     tmp_path: Path, fake_model: FakeResponsesServer
 ) -> None:
-    from tests.support.appserver import mock_provider_args
-
     server = await SocketServer.start(
         tmp_path / "home", [*mock_provider_args(fake_model.base_url), "--listen", "unix://"]
     )

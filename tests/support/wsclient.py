@@ -23,6 +23,8 @@ from tests.support.rpcclient import WAIT_S, RpcClient
 from tether_server.transports import unix
 
 CLIENT_MAX_BYTES = 64 * 1024 * 1024
+# Start-up (imports, store migrations, the sandbox probe) is slow on a loaded CI machine.
+STARTUP_S = 60.0
 
 
 class SocketServer:
@@ -64,7 +66,7 @@ class SocketServer:
 
     async def _read_banners(self, wanted: int) -> None:
         assert self.proc.stderr is not None
-        async with asyncio.timeout(WAIT_S):
+        async with asyncio.timeout(STARTUP_S):
             while wanted:
                 line = (await self.proc.stderr.readline()).decode()
                 if not line:
@@ -104,7 +106,7 @@ class SocketServer:
         if self.proc.returncode is None:
             self.proc.send_signal(sig)
 
-    async def wait(self, within_s: float = WAIT_S) -> int:
+    async def wait(self, within_s: float = STARTUP_S) -> int:
         async with asyncio.timeout(within_s):
             code = await self.proc.wait()
             if self._reader is not None:
@@ -146,7 +148,9 @@ class WsClient(RpcClient):
         extra = dict(headers or {})
         if token is not None:
             extra["Authorization"] = f"Bearer {token}"
-        ws = await connect(url, additional_headers=extra, max_size=CLIENT_MAX_BYTES, compression=None)
+        ws = await connect(
+            url, additional_headers=extra, max_size=CLIENT_MAX_BYTES, compression=None, open_timeout=STARTUP_S
+        )
         return cls(ws)
 
     @classmethod
@@ -154,7 +158,11 @@ class WsClient(RpcClient):
         sock = unix.connect(path)
         sock.setblocking(False)
         ws = await unix_connect(
-            sock=sock, uri="ws://localhost/rpc", max_size=CLIENT_MAX_BYTES, compression=None
+            sock=sock,
+            uri="ws://localhost/rpc",
+            max_size=CLIENT_MAX_BYTES,
+            compression=None,
+            open_timeout=STARTUP_S,
         )
         return cls(ws)
 

@@ -262,6 +262,10 @@ class ThreadSession:
         limit = compaction.auto_compact_limit(self.deps.context_window, self.deps.auto_compact_token_limit)
         return self.usage.last.total_tokens >= limit
 
+    def note_interrupted(self, turn_id: str) -> None:
+        """Tell the model (in the history) that a turn was cut short, e.g. by a daemon crash."""
+        self._record_history(turn_id, context.text_message("user", INTERRUPTED_MARKER))
+
     def steer(self, content: list[dict[str, Any]], expected_turn_id: str, client_id: str | None) -> str:
         self._check_input(content)
         if not content:

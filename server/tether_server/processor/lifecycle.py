@@ -63,6 +63,7 @@ async def unload(state: ServerState, handle: ThreadHandle) -> None:
 async def announce_recovered(state: ServerState, handle: ThreadHandle) -> None:
     """Tell the (first) subscriber about turns a crash left open; they were closed as interrupted."""
     for turn in state.recovered.pop(handle.thread_id, []):
+        handle.session.note_interrupted(turn.turn_id)
         done = items.turn(
             turn.turn_id,
             "interrupted",

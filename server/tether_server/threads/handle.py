@@ -28,6 +28,20 @@ class ThreadEvent:
 
 Listener = Callable[[ThreadEvent], None]
 
+# Events that announce a start or a state, not a completion: they are logged with the next commit
+# instead of forcing one (a turn costs three commits instead of nine).
+LAZY_METHODS = frozenset(
+    {
+        "thread/status/changed",
+        "item/started",
+        "thread/tokenUsage/updated",
+        "turn/diff/updated",
+        "turn/plan/updated",
+        "warning",
+        "item/autoApprovalReview/started",
+    }
+)
+
 
 class ThreadHandle:
     """Implements the core's EventSink: every event gets the next `seq`; durable ones are committed
@@ -42,7 +56,8 @@ class ThreadHandle:
         self._listeners: list[Listener] = []
         self.ephemeral = ephemeral
         self._commit_lock = asyncio.Lock()
-        self._held: list[tuple[str, dict[str, Any]]] = []
+        self._held: list[tuple[str, dict[str, Any], bool]] = []
+        self._lazy: list[EventRecord] = []
         self.session: ThreadSession  # set by the manager right after construction
 
     @property
@@ -70,6 +85,9 @@ class ThreadHandle:
             listener(event)
 
     async def emit(self, method: str, params: dict[str, Any], *, batch: Batch | None = None) -> None:
+        if method in LAZY_METHODS and batch is None:
+            self._emit_lazy(method, params)
+            return
         # One durable event at a time, and deltas raised meanwhile wait behind it, so that seq
         # order is publish order (clients resuming with afterSeq rely on it).
         async with self._commit_lock:
@@ -77,8 +95,11 @@ class ThreadHandle:
                 await self._commit_and_publish(method, params, batch)
             finally:
                 held, self._held = self._held, []
-                for held_method, held_params in held:
-                    self._publish(self._next(held_method, held_params, durable=False))
+                for held_method, held_params, lazy in held:
+                    if lazy:
+                        self._publish_lazy(held_method, held_params)
+                    else:
+                        self._publish(self._next(held_method, held_params, durable=False))
 
     async def _commit_and_publish(self, method: str, params: dict[str, Any], batch: Batch | None) -> None:
         event = self._next(method, params, durable=True)
@@ -86,6 +107,7 @@ class ThreadHandle:
             pending = self.session.take_batch() or Batch()
             if batch is not None:
                 _merge(pending, batch)
+            pending.events.extend(self._lazy)
             pending.events.append(
                 EventRecord(event.thread_id, event.seq, method, params, event.emitted_at_ms)
             )
@@ -93,11 +115,25 @@ class ThreadHandle:
                 pending.thread = self.session.record
             self.session.record.last_seq = event.seq
             await self._store.commit(pending)
+        self._lazy = []
+        self._publish(event)
+
+    def _emit_lazy(self, method: str, params: dict[str, Any]) -> None:
+        if self._commit_lock.locked():
+            self._held.append((method, params, True))
+            return
+        self._publish_lazy(method, params)
+
+    def _publish_lazy(self, method: str, params: dict[str, Any]) -> None:
+        """Sent now, written with the next commit: losing it in a crash loses nothing reported complete."""
+        event = self._next(method, params, durable=True)
+        if not self.ephemeral and self.session.materialized:
+            self._lazy.append(EventRecord(event.thread_id, event.seq, method, params, event.emitted_at_ms))
         self._publish(event)
 
     def emit_transient(self, method: str, params: dict[str, Any]) -> None:
         if self._commit_lock.locked():
-            self._held.append((method, params))
+            self._held.append((method, params, False))
             return
         self._publish(self._next(method, params, durable=False))
 

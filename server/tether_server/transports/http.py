@@ -65,8 +65,12 @@ def unix_gate(on_shutdown: Callable[[], bool]) -> ProcessRequest:
     return process_request
 
 
-def advertise_limit(conn: ServerConnection, request: Request, response: Response) -> Response | None:
+def advertise_limit(limit: int = MAX_MESSAGE_BYTES) -> ProcessResponse:
     """Adds the control socket's message-size header to the 101 response."""
-    if response.status_code == HTTPStatus.SWITCHING_PROTOCOLS:
-        response.headers[MAX_MESSAGE_HEADER] = str(MAX_MESSAGE_BYTES)
-    return None
+
+    def process_response(conn: ServerConnection, request: Request, response: Response) -> Response | None:
+        if response.status_code == HTTPStatus.SWITCHING_PROTOCOLS:
+            response.headers[MAX_MESSAGE_HEADER] = str(limit)
+        return None
+
+    return process_response

@@ -95,7 +95,7 @@ async def _tether(home: Path, *args: str) -> tuple[int, str]:
         stderr=asyncio.subprocess.PIPE,
         env={**os.environ, "TETHER_HOME": str(home)},
     )
-    async with asyncio.timeout(WAIT_S * 2):
+    async with asyncio.timeout(120):
         _, err = await proc.communicate()
     return int(proc.returncode or 0), err.decode()
 

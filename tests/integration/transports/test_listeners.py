@@ -120,3 +120,17 @@ async def test_plain_jsonl_on_the_control_socket_gets_no_answer(socket_server: S
     writer.close()
 
     assert b'"id"' not in answer
+
+
+async def test_a_ping_is_answered_with_a_pong(
+    socket_server: StartSocketServer, clients: list[WsClient]
+) -> None:
+    server = await socket_server("--listen", "unix://")
+    client = await server.connect_unix()
+    clients.append(client)
+
+    pong = await client.ws.ping(b"are you there")
+    async with asyncio.timeout(WAIT_S):
+        latency = await pong
+
+    assert latency >= 0

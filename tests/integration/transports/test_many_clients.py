@@ -136,3 +136,73 @@ async def test_a_flood_of_requests_is_answered_in_full_some_with_overloaded(
         r["error"] == {"code": -32001, "message": "Server overloaded; retry later."} for r in overloaded
     )
     assert len(overloaded) < 300
+
+
+APPROVAL = "item/commandExecution/requestApproval"
+ESCALATED = {
+    "cmd": "echo hi > out.txt",
+    "sandbox_permissions": "require_escalated",
+    "justification": "Allow writing out.txt?",
+}
+
+
+async def test_an_approval_goes_to_every_subscriber_and_the_first_answer_wins(
+    socket_server: StartSocketServer,
+    clients: list[WsClient],
+    fake_model: FakeResponsesServer,
+    workdir: Path,
+) -> None:
+    server = await socket_server("--listen", "ws://127.0.0.1:0")
+    owner = await server.connect_ws()
+    clients.append(owner)
+    await owner.initialize()
+    fake_model.add(script.text_reply("first"))
+    started = await owner.request(
+        "thread/start", {"cwd": str(workdir), "sandbox": "read-only", "approvalPolicy": "on-request"}
+    )
+    thread_id = started["thread"]["id"]
+    mark = owner.mark()
+    await owner.request(TURN, {"threadId": thread_id, "input": [{"type": "text", "text": "one"}]})
+    await owner.notification("turn/completed", after=mark)
+    other = await _join(server, clients, thread_id, unix=False)
+    marks = [owner.mark(), other.mark()]
+
+    fake_model.add(
+        script.reply(script.function_call("exec_command", ESCALATED, "call_1")), script.text_reply("done")
+    )
+    await owner.request(TURN, {"threadId": thread_id, "input": [{"type": "text", "text": "two"}]})
+    asks = [await c.server_request(APPROVAL, after=m) for c, m in zip([owner, other], marks, strict=True)]
+    late = await _join(server, clients, thread_id, unix=False)
+    replayed = await late.server_request(APPROVAL)
+    await other.respond(asks[1]["id"], {"decision": "accept"})
+    await owner.respond(asks[0]["id"], {"decision": "decline"})  # too late: ignored
+    for client, after in [(owner, marks[0]), (other, marks[1]), (late, 0)]:
+        await client.notification("turn/completed", after=after)
+        await client.notification("serverRequest/resolved", after=after)
+
+    assert asks[0]["id"] == asks[1]["id"] == replayed["id"]
+    assert (workdir / "out.txt").read_text() == "hi\n"
+
+
+async def test_the_client_that_started_a_turn_can_leave_and_the_others_still_see_it_finish(
+    socket_server: StartSocketServer,
+    clients: list[WsClient],
+    fake_model: FakeResponsesServer,
+    workdir: Path,
+) -> None:
+    server = await socket_server("--listen", "unix://")
+    owner = await server.connect_unix()
+    await owner.initialize()
+    thread_id = await _materialised_thread(owner, fake_model, workdir)
+    watcher = await _join(server, clients, thread_id, unix=True)
+    mark = watcher.mark()
+
+    fake_model.add(script.reply(script.gated("hold"), script.message("finished without its starter")))
+    await owner.request(TURN, {"threadId": thread_id, "input": [{"type": "text", "text": "two"}]})
+    await fake_model.wait_for_gate("hold")
+    await owner.close()
+    fake_model.release("hold")
+    done = await watcher.notification("turn/completed", after=mark)
+
+    assert done["params"]["turn"]["status"] == "completed"
+    assert done["params"]["turn"]["items"][-1]["text"] == "finished without its starter"

