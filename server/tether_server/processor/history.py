@@ -4,9 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from tether_server.core.ids import now_s, uuid7
 from tether_server.errors import InvalidRequest, MethodNotFound
-from tether_server.processor.settings import thread_settings, wire
+from tether_server.processor.settings import new_thread_record, thread_settings, wire
 from tether_server.processor.state import ServerState
 from tether_server.processor.views import session_response, thread_json, turn_json
 from tether_server.rpc.context import RequestContext
@@ -141,22 +140,14 @@ async def fork(state: ServerState, ctx: RequestContext, params: Any) -> dict[str
         raise InvalidRequest(f"no rollout found for thread id {params.thread_id}")
     source = _prefix(loaded, params.last_turn_id)
     settings = thread_settings(state.config.config, params, _cwd_default(loaded.record))
-    now = now_s()
-    record = ThreadRecord(
-        id=uuid7(),
-        created_at=now,
-        updated_at=now,
-        recency_at=now,
-        cwd=settings.cwd,
-        model=settings.model,
-        model_provider=settings.model_provider,
+    record = new_thread_record(
+        settings,
         source=loaded.record.source,
         cli_version=loaded.record.cli_version,
         originator=loaded.record.originator,
         preview=loaded.record.preview,
         forked_from_id=params.thread_id,
         git_info=loaded.record.git_info,
-        settings=settings.to_json(),
     )
     if not params.ephemeral:
         await state.store.commit(_copy(source, record))

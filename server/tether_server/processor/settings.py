@@ -8,9 +8,12 @@ from typing import Any
 
 from pydantic import BaseModel
 
+from tether_protocol import CODEX_PROTOCOL_VERSION
 from tether_server.config import Config, with_overrides
+from tether_server.core.ids import now_s, uuid7
 from tether_server.core.settings import TurnSettings, sandbox_policy_for_mode
 from tether_server.errors import InvalidRequest
+from tether_server.store.base import ThreadRecord
 
 
 def wire(value: Any) -> Any:
@@ -98,3 +101,22 @@ def turn_settings(current: TurnSettings, params: Any) -> TurnSettings:
 
 def default_cwd() -> Path:
     return Path(os.getcwd())
+
+
+def new_thread_record(settings: TurnSettings, **fields: Any) -> ThreadRecord:
+    """A fresh thread row (UUIDv7 id, timestamps now) for these settings; `fields` override."""
+    now = now_s()
+    values: dict[str, Any] = {
+        "id": uuid7(),
+        "created_at": now,
+        "updated_at": now,
+        "recency_at": now,
+        "cwd": settings.cwd,
+        "model": settings.model,
+        "model_provider": settings.model_provider,
+        "source": "vscode",
+        "cli_version": CODEX_PROTOCOL_VERSION,
+        "settings": settings.to_json(),
+    }
+    values.update(fields)
+    return ThreadRecord(**values)

@@ -4,11 +4,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from tether_protocol import CODEX_PROTOCOL_VERSION
-from tether_server.core.ids import now_s, uuid7
+from tether_server.core.ids import now_s
 from tether_server.errors import Conflict, InvalidRequest, NotFound, archived_message
 from tether_server.processor.lifecycle import announce_recovered
-from tether_server.processor.settings import default_cwd, thread_settings, wire
+from tether_server.processor.settings import default_cwd, new_thread_record, thread_settings, wire
 from tether_server.processor.state import ServerState
 from tether_server.processor.subscriptions import encode_event
 from tether_server.processor.views import session_response, thread_json, turn_json
@@ -29,20 +28,7 @@ async def start(state: ServerState, ctx: RequestContext, params: Any) -> dict[st
     if state.draining:
         raise Conflict("Server is draining; retry after reconnecting", data={"reason": "serverShuttingDown"})
     settings = thread_settings(state.config.config, params, default_cwd())
-    now = now_s()
-    record = ThreadRecord(
-        id=uuid7(),
-        created_at=now,
-        updated_at=now,
-        recency_at=now,
-        cwd=settings.cwd,
-        model=settings.model,
-        model_provider=settings.model_provider,
-        source="vscode",
-        cli_version=CODEX_PROTOCOL_VERSION,
-        originator=state.originator or ctx.connection.client_name,
-        settings=settings.to_json(),
-    )
+    record = new_thread_record(settings, originator=state.originator or ctx.connection.client_name)
     handle = state.threads.create(record, settings, ephemeral=bool(params.ephemeral))
     state.subscriptions.subscribe(record.id, ctx.connection)
     thread = _loaded_json(state, handle)
