@@ -19,7 +19,10 @@ DEFAULT_REFERENCE = REPO.parent / "shared" / "reference" / "codex-app-server-0.1
 
 def parser() -> argparse.ArgumentParser:
     """The command line."""
-    p = argparse.ArgumentParser(prog="python -m conformance", description=__doc__)
+    p = argparse.ArgumentParser(
+        prog="python -m conformance",
+        description="Run the app-server protocol conformance suite against a server started from a template.",
+    )
     p.add_argument(
         "--server-cmd", required=True, help="command template: {home} {model_base_url} {listen} {workdir}"
     )

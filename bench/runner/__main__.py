@@ -13,7 +13,7 @@ from pathlib import Path
 
 import orjson
 from bench.runner.compare import ALL_WORKLOADS, Plan, Results, ceilings, run_plan, warm_up
-from bench.runner.framework import Workload
+from bench.runner.framework import Sample, Workload
 from bench.runner.report import metric_row, table
 from bench.runner.rpc import Json
 from bench.runner.targets import CODEX_BIN, Target, target_from_spec
@@ -32,6 +32,7 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--only", default="", help="comma-separated workload ids, e.g. W1,W3")
     parser.add_argument("--scratch", type=Path, default=Path("/opt/bench-scratch"), help="scratch root")
     parser.add_argument("--out", type=Path, default=RESULTS_DIR, help="folder for the results JSON")
+    parser.add_argument("--render", type=Path, default=None, help="print the table of a saved results JSON")
     parser.add_argument("--keep-scratch", action="store_true", help="keep homes and logs after the run")
     parser.add_argument(
         "--reuse-prepared",
@@ -126,9 +127,23 @@ async def _main(args: argparse.Namespace) -> int:
     return 0
 
 
+def _render(path: Path) -> int:
+    document = orjson.loads(path.read_bytes())
+    names = list(document["targets"])
+    chosen = [w for w in ALL_WORKLOADS if w.id in document["workloads"]]
+    results: Results = {
+        w.id: {name: [Sample(**s) for s in document["workloads"][w.id]["samples"][name]] for name in names}
+        for w in chosen
+    }
+    _log(table(chosen, results, names))
+    return 0
+
+
 def main() -> int:
     """Command line entry point."""
     args = _parser().parse_args()
+    if args.render is not None:
+        return _render(args.render)
     try:
         import uvloop
     except ImportError:  # pragma: no cover - uvloop is a dependency on unix

@@ -54,9 +54,9 @@ def metric_row(metric: Metric, a: list[Sample], b: list[Sample] | None) -> Json:
     """One metric's comparison: summaries, ratio A/B and whether the target is met."""
     sa, sb = summarize(a, metric.key), summarize(b, metric.key) if b is not None else None
     row: Json = {"metric": metric.key, "label": metric.label, "unit": metric.unit}
-    row["a"] = sa.__dict__ if sa else {"missing": why_missing(a)}
+    row["a"] = sa.__dict__ | {"failed": len(a) - sa.count} if sa else {"missing": why_missing(a)}
     if b is not None:
-        row["b"] = sb.__dict__ if sb else {"missing": why_missing(b)}
+        row["b"] = sb.__dict__ | {"failed": len(b) - sb.count} if sb else {"missing": why_missing(b)}
     if sa and sb and sb.median:
         ratio = sa.median / sb.median
         row.update(ratio=ratio, target=metric.target, met=metric.met(ratio))
@@ -66,9 +66,9 @@ def metric_row(metric: Metric, a: list[Sample], b: list[Sample] | None) -> Json:
 def table(workloads: list[Workload], results: dict[str, dict[str, list[Sample]]], names: list[str]) -> str:
     """The comparison table: one line per metric."""
     a_name, b_name = names[0], names[1] if len(names) > 1 else None
-    header = f"{'id':<4}{'metric':<34}{a_name + ' median [min-max]':<36}"
+    header = f"{'id':<4}{'metric':<34}{a_name + ' median [min-max]':<42}"
     if b_name:
-        header += f"{b_name + ' median [min-max]':<36}{'ratio':>7}  {'target':<8}met"
+        header += f"{b_name + ' median [min-max]':<42}{'ratio':>7}  {'target':<8}met"
     lines = [header, "-" * len(header)]
     for workload in workloads:
         per_target = results.get(workload.id, {})
@@ -82,14 +82,15 @@ def table(workloads: list[Workload], results: dict[str, dict[str, list[Sample]]]
 def _cell(side: Json, unit: str) -> str:
     if "missing" in side:
         return "— " + str(side["missing"])[:32]
-    return Summary(side["median"], side["low"], side["high"], side["count"]).text(unit)
+    text = Summary(side["median"], side["low"], side["high"], side["count"]).text(unit)
+    return text + (f" ({side['failed']} failed)" if side.get("failed") else "")
 
 
 def _line(wid: str, metric: Metric, row: Json, compare: bool) -> str:
-    line = f"{wid:<4}{metric.label:<34}{_cell(row['a'], metric.unit):<36}"
+    line = f"{wid:<4}{metric.label:<34}{_cell(row['a'], metric.unit):<42}"
     if not compare:
         return line
-    line += f"{_cell(row['b'], metric.unit):<36}"
+    line += f"{_cell(row['b'], metric.unit):<42}"
     if "ratio" in row:
         sign = "≥" if metric.higher_is_better else "≤"
         verdict = "yes" if row["met"] else "NO"

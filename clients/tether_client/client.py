@@ -90,14 +90,18 @@ class Client:
         approval_handler: ApprovalHandler | None = None,
         experimental_api: bool = False,
     ) -> Client:
-        """Connect to a running daemon: a `ws://`/`wss://` URL, or a unix socket (`unix://PATH` or a path)."""
-        from tether_client.websocket import WebSocketTransport
+        """Connect to a running daemon: a `ws://`/`wss://` URL, or a unix socket (`unix://PATH` or a path).
+
+        `unix://` alone is the daemon's control socket under `$TETHER_HOME` (default `~/.tether`).
+        """
+        from tether_client.websocket import WebSocketTransport, default_socket_path
 
         text = str(address)
         if text.startswith(("ws://", "wss://")):
             transport: Transport = await WebSocketTransport.connect(text, token=token)
         else:
-            transport = await WebSocketTransport.connect_unix(text.removeprefix("unix://"), token=token)
+            path = text.removeprefix("unix://") or default_socket_path()
+            transport = await WebSocketTransport.connect_unix(path, token=token)
         client = cls(transport, approval_handler=approval_handler)
         await client._initialize_or_close(experimental_api)
         return client

@@ -63,6 +63,12 @@ class WebSocketTransport:
         await self._ws.close()
 
 
+def default_socket_path() -> Path:
+    """The daemon's control socket: `$TETHER_HOME/app-server-control/app-server-control.sock`."""
+    home = Path(os.environ.get("TETHER_HOME") or Path.home() / ".tether")
+    return home / "app-server-control" / "app-server-control.sock"
+
+
 def _unix_socket(path: Path) -> socket.socket:
     """A connected socket to `path`, even past `sun_path`'s 107 bytes (via /proc/self/fd/<dir>)."""
     sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)

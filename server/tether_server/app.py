@@ -133,6 +133,7 @@ class App:
             stream_max_retries=provider_info.stream_max_retries if provider_info else 5,
             context_window=cfg.model_context_window,
             auto_compact_token_limit=cfg.model_auto_compact_token_limit,
+            allow_login_shell=cfg.allow_login_shell,
             gate=SandboxGate(capability, [self.home]),
             env=command_env(os.environ, cfg),
             approvals_for=lambda thread_id: brokers[0].port(thread_id),

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import fcntl
+import json
 import os
 import signal
 import subprocess
@@ -130,7 +131,10 @@ def _say(line: str) -> None:
 
 
 async def proxy(socket_path: Path) -> int:
-    """Relay JSONL on stdio to the control socket, one line a WebSocket text frame, both ways."""
+    """Relay JSONL on stdio to the control socket, one line a WebSocket text frame, both ways.
+
+    At EOF on stdin the requests already sent are still answered, as on a stdio server.
+    """
     try:
         sock = unix.connect(socket_path)
     except OSError as exc:
@@ -141,8 +145,9 @@ async def proxy(socket_path: Path) -> int:
     async with unix_connect(
         sock=sock, uri="ws://localhost/rpc", max_size=MAX_MESSAGE_BYTES, compression=None
     ) as ws:
-        upstream = asyncio.create_task(_to_socket(stdio, ws))
-        downstream = asyncio.create_task(_to_stdio(ws, stdio))
+        relay = _Relay(stdio, ws)
+        upstream = asyncio.create_task(relay.to_socket())
+        downstream = asyncio.create_task(relay.to_stdio())
         await asyncio.wait({upstream, downstream}, return_when=asyncio.FIRST_COMPLETED)
         upstream.cancel()
         await ws.close()
@@ -151,17 +156,59 @@ async def proxy(socket_path: Path) -> int:
     return 0
 
 
-async def _to_socket(stdio: StdioStream, ws: ClientConnection) -> None:
-    try:
-        async for frame in stdio.frames():
-            await ws.send(frame, text=True)
-    except ConnectionClosed:
-        return
+class _Relay:
+    """Moves frames both ways and tracks the client's unanswered requests."""
+
+    def __init__(self, stdio: StdioStream, ws: ClientConnection) -> None:
+        self.stdio = stdio
+        self.ws = ws
+        self.unanswered: set[object] = set()
+        self.all_answered = asyncio.Event()
+
+    async def to_socket(self) -> None:
+        try:
+            async for frame in self.stdio.frames():
+                request_id = _request_id(frame)
+                if request_id is not None:
+                    self.unanswered.add(request_id)
+                    self.all_answered.clear()
+                await self.ws.send(frame, text=True)
+        except ConnectionClosed:
+            return
+        if self.unanswered:
+            await self.all_answered.wait()
+
+    async def to_stdio(self) -> None:
+        try:
+            async for message in self.ws:
+                frame = message.encode() if isinstance(message, str) else message
+                self._answered(frame)
+                await self.stdio.send(frame)
+        except (ConnectionClosed, ConnectionError):
+            return
+
+    def _answered(self, frame: bytes) -> None:
+        if not self.unanswered:
+            return
+        try:
+            message = json.loads(frame)
+        except ValueError:
+            return
+        if isinstance(message, dict) and "method" not in message:
+            self.unanswered.discard(_hashable(message.get("id")))
+            if not self.unanswered:
+                self.all_answered.set()
 
 
-async def _to_stdio(ws: ClientConnection, stdio: StdioStream) -> None:
+def _request_id(frame: bytes) -> object:
     try:
-        async for message in ws:
-            await stdio.send(message.encode() if isinstance(message, str) else message)
-    except (ConnectionClosed, ConnectionError):
-        return
+        message = json.loads(frame)
+    except ValueError:
+        return None
+    if isinstance(message, dict) and "method" in message and "id" in message:
+        return _hashable(message["id"])
+    return None
+
+
+def _hashable(value: object) -> object:
+    return value if isinstance(value, str | int) else repr(value)

@@ -17,8 +17,9 @@ def _rules(home: Path, text: str) -> None:
 
 
 def _model_runs(fake: FakeResponsesServer, cmd: str, call_id: str) -> None:
+    # Not a login shell: commands that leave the sandbox must not depend on the machine's profile.
     fake.add(
-        script.reply(script.function_call("exec_command", {"cmd": cmd}, call_id)),
+        script.reply(script.function_call("exec_command", {"cmd": cmd, "login": False}, call_id)),
         script.text_reply("Done."),
     )
 

@@ -34,6 +34,9 @@ def mock_provider_args(base_url: str, *, stream_max_retries: int = 0, model: str
         "model_providers.mock.request_max_retries=0",
         "-c",
         f"model_providers.mock.stream_max_retries={stream_max_retries}",
+        # Login shells read the machine's profile; tests must not depend on it.
+        "-c",
+        "allow_login_shell=false",
     ]
 
 

@@ -47,6 +47,7 @@ class SessionDeps:
     approvals_for: Callable[[str], ApprovalPort] | None = None
     exec_rules: ExecRules | None = None
     auto_compact_token_limit: int | None = None
+    allow_login_shell: bool = True
 
 
 @dataclass
@@ -194,7 +195,9 @@ class ThreadSession:
             )
 
         env = {**self.deps.env, "CODEX_THREAD_ID": self.record.id}
-        code, output, duration = await user_shell.run(command, self.settings.cwd, env, timeout_ms, on_output)
+        code, output, duration = await user_shell.run(
+            command, self.settings.cwd, env, timeout_ms, on_output, login=self.deps.allow_login_shell
+        )
         wire.update(
             status="completed" if code == 0 else "failed",
             exitCode=code,
@@ -321,6 +324,7 @@ class ThreadSession:
             ask=self._ask,
             set_flags=self._set_flags,
             approved_for_session=self.approved_for_session,
+            allow_login_shell=self.deps.allow_login_shell,
             exec_rules=self.deps.exec_rules,
         )
 

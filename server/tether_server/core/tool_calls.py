@@ -48,6 +48,7 @@ class ToolContext:
     turn_files_before: dict[Path, str | None] = field(default_factory=dict)
     session_items: dict[int, str] = field(default_factory=dict)
     exec_rules: ExecRules | None = None
+    allow_login_shell: bool = True
 
 
 @dataclass
@@ -188,7 +189,7 @@ async def exec_command(ctx: ToolContext, call_id: str, args: dict[str, Any]) -> 
     cmd = args.get("cmd")
     if not isinstance(cmd, str) or not cmd.strip():
         raise ToolArgumentError("failed to parse function arguments: missing field `cmd`")
-    argv = build_shell_argv(cmd, args.get("shell"), bool(args.get("login", True)))
+    argv = build_shell_argv(cmd, args.get("shell"), bool(args.get("login", True)) and ctx.allow_login_shell)
     decision = _assess(ctx, cmd, argv, args)
     if decision.verdict == "reject":
         return ToolOutput(decision.reason or "rejected", success=False)

@@ -26,13 +26,19 @@ async def _kill_group(proc: asyncio.subprocess.Process) -> None:
 
 
 async def run(
-    command: str, cwd: str, env: Mapping[str, str], timeout_ms: int | None, on_output: Callable[[str], None]
+    command: str,
+    cwd: str,
+    env: Mapping[str, str],
+    timeout_ms: int | None,
+    on_output: Callable[[str], None],
+    *,
+    login: bool = True,
 ) -> tuple[int, str, int]:
     """Run `bash -lc command`; returns (exit code, aggregated output, duration ms)."""
     started = time.monotonic()
     proc = await asyncio.create_subprocess_exec(
         "/bin/bash",
-        "-lc",
+        "-lc" if login else "-c",
         command,
         cwd=cwd,
         env=dict(env),

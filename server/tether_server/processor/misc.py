@@ -76,7 +76,7 @@ def _model_entry(slug: str, provider: str, default: bool) -> dict[str, Any]:
         "availabilityNux": None,
         "modelSpecialty": None,
         "multiAgentVersion": None,
-        "availableAccessPrograms": [],
+        "availableAccessPrograms": None,
     }
 
 

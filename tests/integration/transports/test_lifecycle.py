@@ -83,6 +83,19 @@ async def test_a_stdio_client_reaches_a_running_daemon_through_the_proxy(
     assert status == 0
 
 
+async def test_the_proxy_answers_what_was_sent_before_stdin_ended(socket_server: StartSocketServer) -> None:
+    server = await socket_server("--listen", "unix://")
+    proxy = await AppServer.start(server.home, ["proxy"])
+    client_info = {"name": "piped", "title": None, "version": "1"}
+
+    await proxy.send({"id": 1, "method": "initialize", "params": {"clientInfo": client_info}})
+    status = await proxy.close()
+
+    assert status == 0
+    assert [m.get("id") for m in proxy.messages] == [1]
+    assert "userAgent" in proxy.messages[0]["result"]
+
+
 async def _tether(home: Path, *args: str) -> tuple[int, str]:
     proc = await asyncio.create_subprocess_exec(
         sys.executable,

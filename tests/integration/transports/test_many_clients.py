@@ -175,13 +175,19 @@ async def test_an_approval_goes_to_every_subscriber_and_the_first_answer_wins(
     late = await _join(server, clients, thread_id, unix=False)
     replayed = await late.server_request(APPROVAL)
     await other.respond(asks[1]["id"], {"decision": "accept"})
+    await owner.notification("serverRequest/resolved", after=marks[0])
     await owner.respond(asks[0]["id"], {"decision": "decline"})  # too late: ignored
     for client, after in [(owner, marks[0]), (other, marks[1]), (late, 0)]:
         await client.notification("turn/completed", after=after)
         await client.notification("serverRequest/resolved", after=after)
 
     assert asks[0]["id"] == asks[1]["id"] == replayed["id"]
-    assert (workdir / "out.txt").read_text() == "hi\n"
+    commands = [
+        m["params"]["item"]
+        for m in owner.since(marks[0])
+        if m.get("method") == "item/completed" and m["params"]["item"]["type"] == "commandExecution"
+    ]
+    assert [c["status"] for c in commands] == ["completed"]  # the accept won; the decline was ignored
 
 
 async def test_the_client_that_started_a_turn_can_leave_and_the_others_still_see_it_finish(
