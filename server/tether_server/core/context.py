@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import os
 import time
 from importlib import resources
@@ -14,10 +15,13 @@ AGENTS_FILE = "AGENTS.md"
 AGENTS_OVERRIDE_FILE = "AGENTS.override.md"
 
 
-def base_instructions(settings: TurnSettings) -> str:
-    if settings.base_instructions:
-        return settings.base_instructions
+@functools.cache
+def _default_instructions() -> str:
     return resources.files("tether_server.core").joinpath("prompts/base.md").read_text(encoding="utf-8")
+
+
+def base_instructions(settings: TurnSettings) -> str:
+    return settings.base_instructions or _default_instructions()
 
 
 def _sandbox_sentence(policy: dict[str, Any]) -> str:

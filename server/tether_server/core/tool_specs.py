@@ -3,6 +3,7 @@ stays byte-stable across turns (prompt caching)."""
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 
 # The grammar is a fact of the protocol shared with Codex-trained models, not prose.
@@ -129,5 +130,11 @@ def apply_patch_spec() -> dict[str, Any]:
     }
 
 
+@functools.cache
+def _default_tools() -> tuple[dict[str, Any], ...]:
+    return (exec_command_spec(), write_stdin_spec(), update_plan_spec(), apply_patch_spec())
+
+
 def default_tools() -> list[dict[str, Any]]:
-    return [exec_command_spec(), write_stdin_spec(), update_plan_spec(), apply_patch_spec()]
+    """The tool list; built once so every request carries byte-identical definitions."""
+    return list(_default_tools())
