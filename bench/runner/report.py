@@ -94,7 +94,7 @@ def _line(wid: str, metric: Metric, row: Json, compare: bool) -> str:
     if "ratio" in row:
         sign = "≥" if metric.higher_is_better else "≤"
         verdict = "yes" if row["met"] else "NO"
-        line += f"{row['ratio']:>6.2f}x  {sign}{metric.target:<6}{verdict}"
+        line += f"{row['ratio']:>6.3f}x  {sign}{metric.target:<6}{verdict}"
     else:
         line += f"{'—':>7}  {'':<8}—"
     return line

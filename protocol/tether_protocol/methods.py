@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from tether_protocol.spec import MethodSpec, NotificationSpec, ServerRequestSpec
 from tether_protocol.v2 import approvals as ap
+from tether_protocol.v2 import collaboration as collab
 from tether_protocol.v2 import command as cmd
 from tether_protocol.v2 import config as cfg
 from tether_protocol.v2 import fs
@@ -199,6 +200,13 @@ _client: list[MethodSpec] = [
     ),
     MethodSpec(
         "model/list", mdl.ModelListParams, mdl.ModelListResponse, doc="Page through the model catalog."
+    ),
+    MethodSpec(
+        "collaborationMode/list",
+        collab.CollaborationModeListParams,
+        collab.CollaborationModeListResponse,
+        experimental=True,
+        doc="Collaboration mode presets (experimental).",
     ),
     MethodSpec("config/read", cfg.ConfigReadParams, cfg.ConfigReadResponse, doc="Read the effective config."),
     MethodSpec(

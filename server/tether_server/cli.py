@@ -59,6 +59,7 @@ def _parser() -> argparse.ArgumentParser:
     daemon = tools.add_parser("daemon", help="manage a background app-server on the control socket")
     daemon.add_argument("action", choices=["start", "stop", "status"])
     sub.add_parser("exec", help="run one turn non-interactively (see `tether exec --help`)", add_help=False)
+    sub.add_parser("tui", help="terminal UI, local or on a daemon (see `tether tui --help`)", add_help=False)
     return parser
 
 
@@ -174,6 +175,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         from tether_client.exec_cli import main as exec_main
 
         return exec_main(argv[1:])
+    if argv[:1] == ["tui"]:
+        from tether_tui.cli import main as tui_main
+
+        return tui_main(argv[1:])
     args = _parser().parse_args(argv)
     log.configure(getattr(args, "log_level", "info"))
     if args.command == "app-server":

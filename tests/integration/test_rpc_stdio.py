@@ -78,11 +78,22 @@ async def test_experimental_methods_and_fields_need_the_capability(start_server:
     assert reply["error"]["message"] == "askForApproval.granular requires experimentalApi capability"
 
 
+async def test_experimental_methods_need_the_capability(start_server: StartServer) -> None:
+    server = await start_server()
+    reply = await server.call("collaborationMode/list", {})
+    assert reply["error"] == {
+        "code": -32600,
+        "message": "collaborationMode/list requires experimentalApi capability",
+    }
+
+
 async def test_experimental_fields_are_accepted_with_the_capability(start_server: StartServer) -> None:
     server = await start_server(initialize=False)
     await server.initialize(experimental=True)
     result = await server.request("thread/start", {"mockExperimentalField": "x"})
     assert result["thread"]["status"] == {"type": "idle"}
+    modes = await server.request("collaborationMode/list", {})
+    assert [m["mode"] for m in modes["data"]] == ["default", "plan"]
 
 
 async def test_concurrent_requests_are_all_answered(start_server: StartServer, workdir: Path) -> None:
@@ -225,3 +236,17 @@ async def test_model_list_and_config_read_describe_the_configuration(start_serve
     config = (await server.request("config/read", {}))["config"]
     assert config["model"] == "gpt-test" and config["model_provider"] == "mock"
     assert config["allow_login_shell"] is False
+
+
+async def test_fs_read_file_returns_base64_and_clear_errors(
+    start_server: StartServer, tmp_path: Path
+) -> None:
+    server = await start_server()
+    target = tmp_path / "hello.txt"
+    target.write_text("hello file\n")
+    result = await server.request("fs/readFile", {"path": str(target)})
+    assert result == {"dataBase64": "aGVsbG8gZmlsZQo="}
+    missing = await server.call("fs/readFile", {"path": str(tmp_path / "nope")})
+    assert missing["error"] == {"code": -32603, "message": "No such file or directory (os error 2)"}
+    relative = await server.call("fs/readFile", {"path": "hello.txt"})
+    assert relative["error"]["code"] == -32600

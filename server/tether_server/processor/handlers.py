@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable, Mapping
 from typing import Any
 
-from tether_server.processor import command, history, misc, thread, turn
+from tether_server.processor import command, fs, history, misc, thread, turn
 from tether_server.processor.state import ServerState
 from tether_server.rpc.context import RequestContext
 from tether_server.rpc.dispatcher import Handler
@@ -16,6 +16,8 @@ _IMPLS: dict[str, Impl] = {
     "initialize": misc.initialize,
     "config/read": misc.config_read,
     "model/list": misc.model_list,
+    "fs/readFile": fs.read_file,
+    "collaborationMode/list": misc.collaboration_modes,
     "thread/start": thread.start,
     "thread/resume": thread.resume,
     "thread/read": thread.read,

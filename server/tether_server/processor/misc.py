@@ -93,3 +93,13 @@ async def model_list(state: ServerState, ctx: RequestContext, params: Any) -> di
     page = data[start : start + limit]
     nxt = str(start + limit) if start + limit < len(data) else None
     return {"data": page, "nextCursor": nxt}
+
+
+async def collaboration_modes(state: ServerState, ctx: RequestContext, params: Any) -> dict[str, Any]:
+    model = state.config.config.model
+    return {
+        "data": [
+            {"name": "Default", "mode": "default", "model": model, "reasoning_effort": None},
+            {"name": "Plan", "mode": "plan", "model": model, "reasoning_effort": None},
+        ]
+    }

@@ -69,7 +69,7 @@ async def test_a_client_that_stops_reading_is_dropped_and_the_others_keep_stream
     fake_model: FakeResponsesServer,
     workdir: Path,
 ) -> None:
-    server = await socket_server("--listen", "unix://", "--outbox-capacity", "16")
+    server = await socket_server("--listen", "unix://", "--outbox-capacity", "64")
     fast = await server.connect_unix()
     clients.append(fast)
     await fast.initialize()
@@ -82,7 +82,7 @@ async def test_a_client_that_stops_reading_is_dropped_and_the_others_keep_stream
 
     # Batches of deltas, each released once the fast client has all of the previous one: the fast
     # client never lags, the slow one falls behind by far more than its socket and outbox hold.
-    batches, per_batch, size = 10, 10, 20_000
+    batches, per_batch, size = 20, 10, 20_000
     fake_model.add(_batched_reply(batches, per_batch, size))
     mark = fast.mark()
     await fast.request(TURN, {"threadId": thread_id, "input": [{"type": "text", "text": "big"}]})

@@ -1,0 +1,1 @@
+"""The TUI's screens: thread list, thread view, approval prompt."""
