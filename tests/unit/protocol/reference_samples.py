@@ -6,6 +6,7 @@ from tests.unit.protocol import wire_samples as s
 
 from tether_protocol.common import WireModel
 from tether_protocol.v2 import approvals as ap
+from tether_protocol.v2 import collaboration as collab
 from tether_protocol.v2 import command as cmd
 from tether_protocol.v2 import config as cfg
 from tether_protocol.v2 import fs
@@ -356,6 +357,12 @@ SCHEMALESS_MODELS: dict[str, WireModel] = {
         answers={"color": ap.ToolRequestUserInputAnswer(answers=["Red"])}
     ),
     "ToolRequestUserInputAnswer": ap.ToolRequestUserInputAnswer(answers=[]),
+    # Experimental method: the stable reference schema does not describe it.
+    "CollaborationModeListParams": collab.CollaborationModeListParams(),
+    "CollaborationModeListResponse": collab.CollaborationModeListResponse(
+        data=[collab.CollaborationModeMask(name="Plan", mode="plan")]
+    ),
+    "CollaborationModeMask": collab.CollaborationModeMask(name="Default"),
     "InitializeResponse": ini.InitializeResponse(
         user_agent="a/0.169.0", codex_home="/h", platform_family="unix", platform_os="linux"
     ),

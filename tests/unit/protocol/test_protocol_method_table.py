@@ -53,8 +53,12 @@ UNSCOPED = {
 }
 
 
-def test_client_table_holds_exactly_the_core_methods() -> None:
-    assert set(CLIENT_METHODS) == CORE_METHODS
+EXPERIMENTAL_METHODS = {"collaborationMode/list"}
+
+
+def test_client_table_holds_exactly_the_core_methods_and_the_experimental_ones() -> None:
+    assert set(CLIENT_METHODS) == CORE_METHODS | EXPERIMENTAL_METHODS
+    assert {name for name, spec in CLIENT_METHODS.items() if spec.experimental} == EXPERIMENTAL_METHODS
 
 
 @pytest.mark.parametrize("name", sorted(CORE_METHODS))
