@@ -77,7 +77,7 @@ def _add_socket_flags(parser: argparse.ArgumentParser) -> None:
     add(
         "--outbox-capacity",
         type=int,
-        default=4096,
+        default=16_384,
         metavar="N",
         help="messages queued for one client; a client that lets it fill is disconnected",
     )

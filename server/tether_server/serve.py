@@ -25,7 +25,7 @@ from websockets.asyncio.server import Server, ServerConnection, serve, unix_serv
 from tether_server import log
 from tether_server.app import App
 from tether_server.errors import ConfigError
-from tether_server.rpc.connection import Connection
+from tether_server.rpc.connection import DEFAULT_OUTBOX, Connection
 from tether_server.rpc.dispatcher import Dispatcher
 from tether_server.transports import unix
 from tether_server.transports.http import advertise_limit, tcp_gate, unix_gate
@@ -66,7 +66,7 @@ class ServeOptions:
     auth: WsAuth | None = None
     tls_cert: Path | None = None
     tls_key: Path | None = None
-    outbox_capacity: int = 4096
+    outbox_capacity: int = DEFAULT_OUTBOX
     max_message_bytes: int = MAX_MESSAGE_BYTES
     pid_file: Path | None = None
 

@@ -11,6 +11,8 @@ from tether_server.transports.base import FrameStream
 
 _log = log.get("tether.rpc")
 _ids = itertools.count(1)
+_MAX_BATCH = 1024
+DEFAULT_OUTBOX = 16_384
 
 
 @dataclass
@@ -26,7 +28,7 @@ class Connection:
     waits on it (design.md "Backpressure").
     """
 
-    def __init__(self, stream: FrameStream, *, outbox_capacity: int = 4096) -> None:
+    def __init__(self, stream: FrameStream, *, outbox_capacity: int = DEFAULT_OUTBOX) -> None:
         self.id = next(_ids)
         self.stream = stream
         self.initialized = False
@@ -71,14 +73,35 @@ class Connection:
             except asyncio.QueueFull:
                 self._outbox.get_nowait()
 
+    def _take_batch(self, first: bytes | None) -> tuple[list[bytes], bool]:
+        """Everything already queued (up to a bound): one write per burst instead of one per message."""
+        if first is None:
+            return [], True
+        batch = [first]
+        while len(batch) < _MAX_BATCH:
+            try:
+                frame = self._outbox.get_nowait()
+            except asyncio.QueueEmpty:
+                break
+            if frame is None:
+                return batch, True
+            batch.append(frame)
+        return batch, False
+
     async def write_loop(self) -> None:
         """Drain the outbox to the stream until shutdown; owned by the connection's task group."""
+        send_batch = getattr(self.stream, "send_batch", None)
         try:
             while True:
-                frame = await self._outbox.get()
-                if frame is None:
+                batch, done = self._take_batch(await self._outbox.get())
+                if batch:
+                    if send_batch is not None:
+                        await send_batch(batch)
+                    else:
+                        for frame in batch:
+                            await self.stream.send(frame)
+                if done:
                     break
-                await self.stream.send(frame)
         except ConnectionError:
             pass
         finally:

@@ -33,6 +33,7 @@ class StdioStream:
         self._out_fd = sys.stdout.fileno() if stdout_fd is None else stdout_fd
         self._writer: asyncio.StreamWriter | None = None
         self._closed = False
+        self._out_is_stream: bool | None = None
 
     async def _ensure_writer(self) -> asyncio.StreamWriter:
         if self._writer is None:
@@ -69,13 +70,20 @@ class StdioStream:
             yield chunk
 
     async def send(self, frame: bytes) -> None:
+        await self.send_batch([frame])
+
+    async def send_batch(self, frames: list[bytes]) -> None:
+        """Write several frames with one system call (the writer drains bursts this way)."""
         if self._closed:
             raise ConnectionError("stdio closed")
-        if not _is_stream(self._out_fd):
-            _write_all(self._out_fd, frame + b"\n")
+        data = b"\n".join(frames) + b"\n"
+        if self._out_is_stream is None:
+            self._out_is_stream = _is_stream(self._out_fd)
+        if not self._out_is_stream:
+            _write_all(self._out_fd, data)
             return
         writer = await self._ensure_writer()
-        writer.write(frame + b"\n")
+        writer.write(data)
         await writer.drain()
 
     async def close(self, reason: str = "") -> None:
