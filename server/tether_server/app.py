@@ -83,12 +83,23 @@ class Providers:
             await provider.aclose()
 
 
+def outermost(paths: list[Path]) -> list[Path]:
+    """Drop paths inside another one: hiding the parent hides them, and bwrap cannot mount into a
+    directory it has already replaced."""
+    resolved = sorted({p.resolve() for p in paths}, key=lambda p: len(p.parts))
+    kept: list[Path] = []
+    for path in resolved:
+        if not any(path.is_relative_to(parent) for parent in kept):
+            kept.append(path)
+    return kept
+
+
 class SandboxGate:
     """Wraps each command for its thread's sandbox policy, using the capability probed at start."""
 
     def __init__(self, capability: SandboxCapability, hidden_paths: list[Path]) -> None:
         self.capability = capability
-        self.hidden_paths = hidden_paths
+        self.hidden_paths = outermost(hidden_paths)
 
     def __call__(
         self, policy: dict[str, Any], cwd: Path, argv: list[str], sandboxed: bool
@@ -107,6 +118,7 @@ class App:
     loaded: LoadedConfig
     home: Path
     max_inflight: int = 1024
+    hidden_paths: list[Path] = field(default_factory=list)
     store: ThreadStore | None = None
     state: ServerState | None = None
     providers: Providers | None = None
@@ -134,7 +146,8 @@ class App:
             context_window=cfg.model_context_window,
             auto_compact_token_limit=cfg.model_auto_compact_token_limit,
             allow_login_shell=cfg.allow_login_shell,
-            gate=SandboxGate(capability, [self.home]),
+            # Commands never see the daemon's home (database, control socket) nor its credentials.
+            gate=SandboxGate(capability, [self.home, *self.hidden_paths]),
             env=command_env(os.environ, cfg),
             approvals_for=lambda thread_id: brokers[0].port(thread_id),
             exec_rules=ExecRules(self.home / RULES_DIR),

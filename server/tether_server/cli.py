@@ -127,7 +127,7 @@ def _serve_options(args: argparse.Namespace, home: Path) -> ServeOptions:
 def _run_app_server(args: argparse.Namespace) -> int:
     from tether_server.app import App
     from tether_server.config import load_config, tether_home
-    from tether_server.serve import serve_app
+    from tether_server.serve import private_paths, serve_app
 
     home = tether_home()
     try:
@@ -139,7 +139,9 @@ def _run_app_server(args: argparse.Namespace) -> int:
     logger = log.get("tether.cli")
     for warning in loaded.warnings:
         logger.warning("config.warning", message=warning)
-    app = App(loaded, home, max_inflight=args.max_inflight_requests)
+    app = App(
+        loaded, home, max_inflight=args.max_inflight_requests, hidden_paths=private_paths(home, options)
+    )
     try:
         return _run(serve_app(app, options))
     except ConfigError as exc:

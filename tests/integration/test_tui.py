@@ -147,7 +147,7 @@ async def test_the_thread_list_shows_the_thread_after_a_turn_and_resuming_it_sho
         await pilot.press("ctrl+t")
         listing = await _list(app, pilot)
         assert [t["id"] for t in listing.threads] == [thread_id]
-        await pilot.press("down", "enter")  # below "+ New thread"
+        await pilot.press("down", "down", "enter")  # into the list, then the row below "+ New thread"
         await _until(pilot, lambda: isinstance(app.screen, ThreadViewScreen) and app.screen.ready, "resume")
         resumed = app.screen
         assert isinstance(resumed, ThreadViewScreen) and resumed is not view

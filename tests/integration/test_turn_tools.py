@@ -216,3 +216,23 @@ async def test_commands_do_not_see_credentials_from_the_daemon_environment(
     assert "HARMLESS_VAR=visible" in output
     assert "sk-should-not-leak" not in output
     assert "CODEX_THREAD_ID=" in output
+
+
+async def test_sandboxed_commands_cannot_see_the_daemons_home_or_control_socket(
+    start_server: StartServer, fake_model: FakeResponsesServer, workdir: Path, tmp_path: Path
+) -> None:
+    home = tmp_path / "home"
+    probe = f"ls -a {home}; ls -a {home}/app-server-control; cat {home}/tether.sqlite | wc -c"
+    fake_model.add(
+        script.reply(script.function_call("exec_command", {"cmd": probe}, "c1")), script.text_reply("ok")
+    )
+    server = await start_server("--listen", "stdio://", "--listen", "unix://", home=home)
+    assert (home / "app-server-control" / "app-server-control.sock").exists()
+    policy = {"type": "workspaceWrite", "excludeSlashTmp": True, "excludeTmpdirEnvVar": True}
+    thread_id = await _thread(server, workdir, "workspace-write")
+    await _turn(server, thread_id, "look", sandboxPolicy=policy, approvalPolicy="never")
+    listing = _output(fake_model, "c1").split("Output:\n", 1)[1]
+    assert "bwrap" not in listing  # the sandbox itself started fine
+    lines = listing.splitlines()
+    assert "tether.sqlite" not in lines and "app-server-control.sock" not in lines  # no directory entries
+    assert lines[-1] == "0"  # the database reads as nothing

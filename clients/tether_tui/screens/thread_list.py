@@ -50,6 +50,7 @@ class ThreadListScreen(Screen[None]):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("ctrl+n", "new_thread", "New thread"),
         Binding("ctrl+r", "refresh", "Refresh"),
+        Binding("down", "focus_list", show=False),
     ]
 
     def __init__(self) -> None:
@@ -76,6 +77,10 @@ class ThreadListScreen(Screen[None]):
 
     def action_refresh(self) -> None:
         self.refresh_threads()
+
+    def action_focus_list(self) -> None:
+        """Down from the search box moves into the list."""
+        self.query_one(OptionList).focus()
 
     def action_new_thread(self) -> None:
         self.tether.open_thread(None)
