@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 from collections.abc import AsyncIterator
 from types import TracebackType
 
@@ -16,6 +17,7 @@ from tether_server.providers.events import ResponseStreamParser
 from tether_server.providers.sse import SseDecoder
 
 _log = log.get(__name__)
+_DRAIN_TIMEOUT_S = 1.0
 _CONNECT_TIMEOUT_S = 30.0
 
 
@@ -109,14 +111,17 @@ class ResponsesProvider:
     async def _events(self, response: httpx.Response) -> AsyncIterator[ModelEvent]:
         decoder = SseDecoder()
         parser = ResponseStreamParser()
-        async for chunk in self._chunks(response):
+        chunks = self._chunks(response)
+        async for chunk in chunks:
             for sse in decoder.feed(chunk):
                 event = parser.handle(sse)
                 if event is None:
                     continue
-                yield event
                 if isinstance(event, Completed):
+                    await _drain(chunks)
+                    yield event
                     return
+                yield event
         raise parser.end_error()
 
     async def _chunks(self, response: httpx.Response) -> AsyncIterator[bytes]:
@@ -139,3 +144,11 @@ class ResponsesProvider:
 
     def _describe(self, exc: Exception) -> str:
         return errors.redact(str(exc) or type(exc).__name__, self.settings.api_key)
+
+
+async def _drain(chunks: AsyncIterator[bytes]) -> None:
+    """Read the body to its end so the connection goes back to the pool (no new TCP per request)."""
+    with contextlib.suppress(TimeoutError, httpx.HTTPError, errors.ProviderHttpError):
+        async with asyncio.timeout(_DRAIN_TIMEOUT_S):
+            async for _ in chunks:
+                pass
