@@ -6,7 +6,7 @@ and live `item/*` notifications share one code path. Nothing here does I/O.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from textual.content import Content
@@ -120,7 +120,7 @@ def _diff_style(line: str) -> str:
     return "$text-muted" if line.startswith("@@") else ""
 
 
-def render_plan(explanation: str | None, steps: list[Mapping[str, Any]]) -> Content:
+def render_plan(explanation: str | None, steps: Sequence[Mapping[str, Any]]) -> Content:
     """The agent's plan (`turn/plan/updated`) as a checklist."""
     marks = {"completed": "✔", "inProgress": "▸", "pending": "□"}
     parts: list[str | tuple[str, str]] = [("plan", "bold")]

@@ -78,7 +78,9 @@ async def _say(view: ThreadViewScreen, pilot: Pilot[None], text: str) -> None:
 def _gate_mid_message(response: dict[str, Any], gate: str) -> dict[str, Any]:
     """`response` with its stream paused after the first text delta."""
     steps = response["steps"]
-    first = next(i for i, s in enumerate(steps) if s.get("event", {}).get("type") == "response.output_text.delta")
+    first = next(
+        i for i, s in enumerate(steps) if s.get("event", {}).get("type") == "response.output_text.delta"
+    )
     steps.insert(first + 1, script.gated(gate))
     return response
 
@@ -119,7 +121,8 @@ async def test_accepting_an_escalated_command_in_the_modal_lets_the_turn_finish(
     fake_model: FakeResponsesServer, tmp_path: Path, workdir: Path
 ) -> None:
     fake_model.add(
-        script.reply(script.function_call("exec_command", ESCALATED, "call_1")), script.text_reply("Wrote it.")
+        script.reply(script.function_call("exec_command", ESCALATED, "call_1")),
+        script.text_reply("Wrote it."),
     )
     async with _tui(await _spawn(fake_model, tmp_path / "home"), workdir) as (app, pilot):
         view = await _new_thread(app, pilot)

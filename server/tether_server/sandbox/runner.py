@@ -88,7 +88,7 @@ def prepare(
         return PreparedCommand(argv=list(argv))
     _require_available(capability)
     mounts = plan_mounts(policy, cwd, env=os.environ if env is None else env, hidden_paths=hidden_paths)
-    program = seccomp.build_program(
+    program = seccomp.host_program(
         network_access=policy.network_access, strict=policy.strict_network_syscalls
     )
     fd = seccomp.write_memfd(program)

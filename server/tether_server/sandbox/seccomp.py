@@ -9,6 +9,7 @@ process.
 from __future__ import annotations
 
 import errno
+import functools
 import os
 import platform
 import socket
@@ -206,3 +207,9 @@ class _Assembler:
         if not 0 <= offset <= 255:
             raise SandboxError(f"seccomp jump to {label!r} out of range ({offset})")
         return offset
+
+
+@functools.lru_cache(maxsize=8)
+def host_program(*, network_access: bool, strict: bool = True) -> bytes:
+    """`build_program` for this machine's architecture, built once per setting (commands are frequent)."""
+    return build_program(network_access=network_access, strict=strict)

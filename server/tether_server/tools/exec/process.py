@@ -275,6 +275,8 @@ def _open_pty() -> tuple[int, int]:
 
 def _group_has_live_members(pgid: int) -> bool:
     """Whether any non-zombie process still belongs to process group `pgid` (Linux /proc scan)."""
+    if not _group_signalable(pgid):
+        return False  # the common case: nothing left, no need to scan every process on the host
     try:
         entries = os.listdir("/proc")
     except OSError:
