@@ -23,6 +23,9 @@ class WireModel(BaseModel):
         populate_by_name=True,
         extra="ignore",
         frozen=False,
+        # Validators are built on first use: the daemon starts faster and only pays for the
+        # methods a client actually calls.
+        defer_build=True,
     )
 
     def wire(self) -> dict[str, Any]:

@@ -128,11 +128,17 @@ class App:
     async def start(self) -> Dispatcher:
         self.home.mkdir(parents=True, exist_ok=True)
         self.store = SqliteThreadStore(self.home / DB_FILE)
-        await self.store.open()
+        # The sandbox probe spawns bwrap; it runs while the database opens.
+        probe = asyncio.ensure_future(probe_sandbox())
+        try:
+            await self.store.open()
+        except BaseException:
+            probe.cancel()
+            raise
         self.providers = Providers(self.loaded)
         cfg = self.loaded.config
         provider_info = cfg.model_providers.get(cfg.model_provider)
-        capability = await probe_sandbox()
+        capability = await probe
         if capability.available:
             _log.info("sandbox.available", bwrap=str(capability.bwrap_path))
         else:

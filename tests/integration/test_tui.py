@@ -103,6 +103,31 @@ async def test_a_prompt_in_a_new_thread_streams_the_reply_into_the_transcript(
     assert fake_model.requests[0].body["input"][-1]["content"][0]["text"] == "Say hello"
 
 
+async def test_enter_while_a_turn_runs_steers_the_input_into_that_turn(
+    fake_model: FakeResponsesServer, tmp_path: Path, workdir: Path
+) -> None:
+    fake_model.add(
+        script.reply(script.gated("first"), script.message("Working on it.")),
+        script.text_reply("Did both."),
+    )
+    async with _tui(await _spawn(fake_model, tmp_path / "home"), workdir) as (app, pilot):
+        view = await _new_thread(app, pilot)
+        await _say(view, pilot, "do a")
+        await fake_model.wait_for_gate("first", within_s=WAIT_S)
+        await _until(pilot, lambda: view.active_turn_id is not None, "the turn to start")
+        turn_id = view.active_turn_id
+        await _say(view, pilot, "also do b")
+        await _until(pilot, lambda: "> also do b" in view.transcript_text(), "the steered input")
+        fake_model.release("first")
+        await _until(pilot, lambda: view.last_turn_status == "completed", "the turn to complete")
+        assert view.active_turn_id is None
+        text = view.transcript_text()
+    assert text.index("> do a") < text.index("> also do b") < text.index("Did both.")
+    assert len(fake_model.requests) == 2
+    assert fake_model.requests[1].body["input"][-1]["content"][0]["text"] == "also do b"
+    assert turn_id is not None
+
+
 async def test_escape_interrupts_the_running_turn(
     fake_model: FakeResponsesServer, tmp_path: Path, workdir: Path
 ) -> None:

@@ -11,7 +11,6 @@ import asyncio
 import codecs
 import contextlib
 import ctypes
-import ctypes.util
 import errno
 import fcntl
 import os
@@ -38,8 +37,8 @@ _PR_SET_PDEATHSIG = 1
 _PTY_ROWS, _PTY_COLS = 24, 80
 
 _logger = log.get(__name__)
-_libc_name = ctypes.util.find_library("c")
-_LIBC = ctypes.CDLL(_libc_name, use_errno=True) if _libc_name else None
+# The running interpreter already links libc: no `find_library` (it spawns ldconfig, ~25 ms at import).
+_LIBC = ctypes.CDLL(None, use_errno=True)
 
 
 class SpawnError(TetherError):
@@ -52,9 +51,12 @@ def _prepare_child_pty() -> None:  # pragma: no cover - runs in the forked child
 
 
 def _prepare_child() -> None:  # pragma: no cover - runs in the forked child
-    # Die with the daemon rather than linger as an orphan if it crashes.
-    if _LIBC is not None:
-        _LIBC.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+    set_parent_death_signal()
+
+
+def set_parent_death_signal() -> None:  # pragma: no cover - runs in forked children
+    """Die with the daemon rather than linger as an orphan if it crashes."""
+    _LIBC.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
 
 
 class LiveProcess:

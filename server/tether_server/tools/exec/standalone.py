@@ -23,7 +23,7 @@ from typing import Literal
 
 from tether_server import log
 from tether_server.errors import InvalidRequest
-from tether_server.tools.exec.process import SpawnError
+from tether_server.tools.exec.process import SpawnError, set_parent_death_signal
 
 Stream = Literal["stdout", "stderr"]
 OutputListener = Callable[[Stream, bytes, bool], None]
@@ -142,12 +142,8 @@ def _prepare_child(tty: bool) -> Callable[[], None]:
 
 
 def _set_pdeathsig() -> None:  # pragma: no cover - runs in the forked child
-    import ctypes
-    import ctypes.util
-
-    name = ctypes.util.find_library("c")
-    if name:
-        ctypes.CDLL(name).prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+    # Loaded before the fork: nothing in a preexec function may spawn processes or import.
+    set_parent_death_signal()
 
 
 def _set_size(fd: int, size: tuple[int, int]) -> None:
