@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 from tether_server import __version__, log
 from tether_server.errors import ConfigError
+from tether_server.store.base import StoreError
 from tether_server.transports.unix import default_socket_path
 
 if TYPE_CHECKING:
@@ -146,6 +147,9 @@ def _run_app_server(args: argparse.Namespace) -> int:
         return _run(serve_app(app, options))
     except ConfigError as exc:
         sys.stderr.write(f"tether: {exc.message}\n")
+        return 2
+    except StoreError as exc:  # corrupt, locked or newer database: say so, never reset it
+        sys.stderr.write(f"tether: {exc}\n")
         return 2
 
 

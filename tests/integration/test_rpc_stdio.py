@@ -250,3 +250,14 @@ async def test_fs_read_file_returns_base64_and_clear_errors(
     assert missing["error"] == {"code": -32603, "message": "No such file or directory (os error 2)"}
     relative = await server.call("fs/readFile", {"path": "hello.txt"})
     assert relative["error"]["code"] == -32600
+
+
+async def test_a_corrupt_database_is_a_clear_startup_error_and_is_left_alone(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    home.mkdir()
+    (home / "tether.sqlite").write_bytes(b"not a database at all")
+    server = await AppServer.start(home)
+    assert await server.close() == 2
+    assert "is corrupt or not a SQLite database" in server.stderr()
+    assert "Traceback" not in server.stderr()
+    assert (home / "tether.sqlite").read_bytes() == b"not a database at all"

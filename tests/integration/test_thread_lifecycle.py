@@ -56,6 +56,10 @@ async def test_only_threads_with_a_user_message_are_listed_and_paging_has_no_gap
             if cursor is None:
                 break
         assert seen == expected
+    assert len((await server.request("thread/list", {"sourceKinds": ["vscode"]}))["data"]) == 5
+    assert (await server.request("thread/list", {"sourceKinds": ["exec"]}))["data"] == []
+    assert (await server.request("thread/list", {"modelProviders": ["other"]}))["data"] == []
+    assert len((await server.request("thread/list", {"cwd": str(workdir)}))["data"]) == 5
     found = await server.request("thread/list", {"searchTerm": "question 3"})
     assert [t["id"] for t in found["data"]] == [ids[3]]
     assert found["data"][0]["preview"] == "question 3"

@@ -15,7 +15,15 @@ from textual.widgets import Footer, Input, Static
 
 from tether_client import Notification, TetherClientError
 from tether_client.turns import user_input
-from tether_tui.items import DELTA_METHODS, Item, apply_delta, render_item, render_plan, render_usage
+from tether_tui.items import (
+    DELTA_METHODS,
+    Item,
+    apply_delta,
+    render_item,
+    render_plan,
+    render_usage,
+    user_text,
+)
 
 if TYPE_CHECKING:
     from tether_tui.app import TetherApp
@@ -42,6 +50,7 @@ class ThreadViewScreen(Screen[None]):
         active_turn_id: the running turn, if any.
         last_turn_status: how the last turn seen ended (`completed`, `interrupted`, `failed`).
         ready: True once the thread is started or resumed and its history shown.
+        steered: inputs steered into the running turn that the agent has not picked up yet.
     """
 
     DEFAULT_CSS = """
@@ -63,6 +72,7 @@ class ThreadViewScreen(Screen[None]):
         self.active_turn_id: str | None = None
         self.last_turn_status: str | None = None
         self.ready = False
+        self.steered: list[str] = []
         self._entries: dict[str, Entry] = {}
         self._contents: dict[str, Content] = {}
         self._finished_turns: set[str] = set()
@@ -163,7 +173,10 @@ class ThreadViewScreen(Screen[None]):
     # ---- notification handlers -------------------------------------------------------------------
 
     def _on_item(self, params: dict[str, Any]) -> None:
-        self._upsert(dict(params["item"]))
+        item = dict(params["item"])
+        if item.get("type") == "userMessage" and user_text(item) in self.steered:
+            self.steered.remove(user_text(item))
+        self._upsert(item)
 
     def _on_turn_started(self, params: dict[str, Any]) -> None:
         turn_id = str(params["turn"]["id"])
@@ -220,7 +233,8 @@ class ThreadViewScreen(Screen[None]):
         if not self.ready:
             state = "opening…"
         elif self.active_turn_id:
-            state = "working… (Esc to interrupt)"
+            queued = f", {len(self.steered)} steered message(s) queued" if self.steered else ""
+            state = f"working{queued}… (Esc to interrupt)"
         else:
             state = f"last turn {self.last_turn_status}" if self.last_turn_status else "ready"
         thread = self.thread_id or "new thread"
@@ -244,6 +258,8 @@ class ThreadViewScreen(Screen[None]):
         try:
             if self.active_turn_id is not None:
                 await client.request_raw("turn/steer", params | {"expectedTurnId": self.active_turn_id})
+                self.steered.append(text)
+                self._show_status()
                 return
             started = await client.request_raw("turn/start", params)
         except TetherClientError as exc:

@@ -125,7 +125,7 @@ async def list_threads(state: ServerState, ctx: RequestContext, params: Any) -> 
         archived=bool(params.archived),
         cwds=[cwd] if isinstance(cwd, str) else cwd,
         model_providers=params.model_providers or None,
-        sources=None,
+        sources=[str(wire(kind)) for kind in params.source_kinds] if params.source_kinds else None,
         search_term=params.search_term or None,
         exclude_ids=params.excluded_thread_ids or (),
     )
