@@ -54,11 +54,16 @@ class TetherApp(App[None]):
         self.approval: ApprovalScreen | None = None
         """The approval prompt on screen, if any."""
         self._approvals: deque[ServerRequest] = deque()
+        self._previous_handler = client.approval_handler
         client.approval_handler = self._on_server_request
 
     def on_mount(self) -> None:
         self.push_screen(ThreadListScreen())
         self._watch_resolutions()
+
+    def on_unmount(self) -> None:
+        # The client may outlive the app (embedding); requests must not reach a UI that is gone.
+        self.client.approval_handler = self._previous_handler
 
     def open_thread(self, thread_id: str | None) -> None:
         """Show a thread: resume `thread_id`, or start a new one when None."""
@@ -100,6 +105,15 @@ class TetherApp(App[None]):
             if isinstance(screen, ThreadViewScreen) and screen.thread_id == request.params.get("threadId"):
                 return screen.item(str(request.params.get("itemId")))
         return None
+
+    def item_changed(self, thread_id: str | None, item: Item) -> None:
+        """A thread view shows a new version of `item`; the open prompt may be about it."""
+        shown = self.approval
+        if shown is None:
+            return
+        params = shown.request.params
+        if (params.get("threadId"), params.get("itemId")) == (thread_id, item.get("id")):
+            shown.show_item(item)
 
     def _decided(self, request: ServerRequest, decision: str | None) -> None:
         self.approval = None

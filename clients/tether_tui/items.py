@@ -108,8 +108,20 @@ def render_file_change(item: Mapping[str, Any]) -> Content:
         kind = change.get("kind")
         label = kind.get("type") if isinstance(kind, dict) else kind
         parts.append((f"\n{label} {change.get('path', '')}", "bold"))
-        parts += [("\n" + line, _diff_style(line)) for line in str(change.get("diff", "")).splitlines()]
+        parts += [
+            ("\n" + line, _diff_style(line)) for line in _diff_lines(label, str(change.get("diff", "")))
+        ]
     return Content.assemble(*parts)
+
+
+def _diff_lines(kind: Any, diff: str) -> list[str]:
+    # Added and deleted files carry their whole content rather than a diff; show it as one.
+    lines = diff.splitlines()
+    if kind == "add":
+        return [f"+{line}" for line in lines]
+    if kind == "delete":
+        return [f"-{line}" for line in lines]
+    return lines
 
 
 def _diff_style(line: str) -> str:

@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from textual.pilot import Pilot
-from textual.widgets import Input
+from textual.widgets import Input, Static
 
 from tests.support.appserver import WAIT_S, mock_provider_args
 from tests.support.wsclient import SocketServer
@@ -67,6 +67,15 @@ async def _new_thread(app: TetherApp, pilot: Pilot[None]) -> ThreadViewScreen:
     await pilot.press("ctrl+n")
     await _until(pilot, lambda: isinstance(app.screen, ThreadViewScreen) and app.screen.ready, "a thread")
     assert isinstance(app.screen, ThreadViewScreen)
+    return app.screen
+
+
+async def _prompt(app: TetherApp, pilot: Pilot[None]) -> ApprovalScreen:
+    def shown() -> bool:
+        return isinstance(app.screen, ApprovalScreen) and bool(app.screen.query("#details"))
+
+    await _until(pilot, shown, "the approval prompt")
+    assert isinstance(app.screen, ApprovalScreen)
     return app.screen
 
 
@@ -150,7 +159,7 @@ async def test_accepting_an_escalated_command_in_the_modal_lets_the_turn_finish(
     async with _tui(await _spawn(fake_model, tmp_path / "home"), workdir) as (app, pilot):
         view = await _new_thread(app, pilot)
         await _say(view, pilot, "Write the file")
-        await _until(pilot, lambda: isinstance(app.screen, ApprovalScreen), "the approval prompt")
+        await _prompt(app, pilot)
         assert "Run this command?" in str(app.screen.query_one("#question").render())
         await pilot.press("y")
         await _until(pilot, lambda: view.last_turn_status == "completed", "the turn to complete")
@@ -159,6 +168,26 @@ async def test_accepting_an_escalated_command_in_the_modal_lets_the_turn_finish(
     assert "completed (exit 0)" in text
     assert "Wrote it." in text
     assert (workdir / "out.txt").read_text() == "approved\n"
+
+
+async def test_a_patch_prompt_shows_the_diff_and_declining_it_writes_nothing(
+    fake_model: FakeResponsesServer, tmp_path: Path, workdir: Path
+) -> None:
+    patch = "*** Begin Patch\n*** Add File: new.txt\n+fresh content\n*** End Patch\n"
+    fake_model.add(
+        script.reply(script.custom_tool_call("apply_patch", patch, "p1")), script.text_reply("Skipped.")
+    )
+    async with _tui(await _spawn(fake_model, tmp_path / "home"), workdir) as (app, pilot):
+        view = await _new_thread(app, pilot)
+        await _say(view, pilot, "Add the file")
+        prompt = await _prompt(app, pilot)
+        assert "Apply these changes?" in str(prompt.query_one("#question").render())
+        assert "+fresh content" in str(prompt.query_one("#details", Static).render())
+        await pilot.press("n")
+        await _until(pilot, lambda: view.last_turn_status == "completed", "the turn to complete")
+        text = view.transcript_text()
+    assert "(declined)" in text and "Skipped." in text
+    assert not (workdir / "new.txt").exists()
 
 
 async def test_the_thread_list_shows_the_thread_after_a_turn_and_resuming_it_shows_its_history(
@@ -196,7 +225,7 @@ async def test_a_prompt_answered_by_another_client_closes_when_the_server_says_i
         async with _tui(await Client.connect(address), workdir) as (app, pilot):
             view = await _new_thread(app, pilot)
             await _say(view, pilot, "Write the file")
-            await _until(pilot, lambda: isinstance(app.screen, ApprovalScreen), "the approval prompt")
+            await _prompt(app, pilot)
             asked: list[ServerRequest] = []
 
             async def accept(request: ServerRequest) -> dict[str, str] | None:

@@ -82,6 +82,12 @@ class ApprovalScreen(ModalScreen[str | None]):
                 for decision, label, variant in DECISIONS:
                     yield Button(label, id=decision, variant=variant)  # type: ignore[arg-type]
 
+    def show_item(self, item: Mapping[str, Any]) -> None:
+        """Show the item the request is about (its diff may arrive after the request)."""
+        self._item = item
+        if self.is_mounted:
+            self.query_one("#details", Static).update(describe(self.request, item))
+
     def action_decide(self, decision: str) -> None:
         """Answer with `decision` (accept, acceptForSession, decline or cancel)."""
         self.dismiss(decision)

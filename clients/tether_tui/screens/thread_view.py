@@ -139,6 +139,11 @@ class ThreadViewScreen(Screen[None]):
             self.thread_id = str(started["thread"]["id"])
             return
         await client.request_raw("thread/resume", self.tether.thread_resume_params(self.thread_id))
+        await self._load_history()
+
+    async def _load_history(self) -> None:
+        """Every turn so far, oldest first, a page at a time."""
+        client = self.tether.client
         cursor: str | None = None
         for _ in range(_HISTORY_PAGES):
             params: dict[str, Any] = {"threadId": self.thread_id, "sortDirection": "asc", "itemsView": "full"}
@@ -211,6 +216,7 @@ class ThreadViewScreen(Screen[None]):
         item_id = str(item.get("id"))
         self.items[item_id] = item
         self._redraw(item)
+        self.tether.item_changed(self.thread_id, item)
 
     def _redraw(self, item: Item) -> None:
         self._place(f"item:{item.get('id')}", render_item(item))

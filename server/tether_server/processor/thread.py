@@ -13,7 +13,7 @@ from tether_server.processor.subscriptions import encode_event
 from tether_server.processor.views import session_response, thread_json, turn_json
 from tether_server.rpc.context import RequestContext
 from tether_server.rpc.outgoing import send_notification
-from tether_server.store.base import InvalidCursor, ThreadQuery, ThreadRecord
+from tether_server.store.base import EventRecord, InvalidCursor, ThreadQuery, ThreadRecord
 from tether_server.threads.handle import ThreadEvent, ThreadHandle
 
 
@@ -68,16 +68,19 @@ async def resume(state: ServerState, ctx: RequestContext, params: Any) -> dict[s
         state.subscriptions.subscribe(params.thread_id, ctx.connection)
         ctx.respond(response)
     else:
+        # Read the store first: once the response is out, the replay follows it with no await
+        # in between, so a client's next round trip sees everything it missed.
+        stored = await state.store.read_events(handle.thread_id, params.after_seq, limit=1_000_000)
         ctx.respond(response)
-        await replay_then_subscribe(state, ctx, handle, params.after_seq)
+        replay_then_subscribe(state, ctx, handle, params.after_seq, stored)
     await announce_recovered(state, handle)
     if state.approvals is not None:
         state.approvals.resend(params.thread_id, ctx.connection)
     return {}
 
 
-async def replay_then_subscribe(
-    state: ServerState, ctx: RequestContext, handle: ThreadHandle, after_seq: int
+def replay_then_subscribe(
+    state: ServerState, ctx: RequestContext, handle: ThreadHandle, after_seq: int, stored: list[EventRecord]
 ) -> None:
     """Send exactly what the client missed, then make it a live subscriber, with no gap between.
 
@@ -86,7 +89,6 @@ async def replay_then_subscribe(
     event can slip between the replay and the live stream. Broadcast events the connection
     already received while it was not subscribed are not sent twice.
     """
-    stored = await state.store.read_events(handle.thread_id, after_seq, limit=1_000_000)
     events = {
         e.seq: ThreadEvent(e.thread_id, e.seq, e.method, e.params, e.emitted_at_ms, True) for e in stored
     }

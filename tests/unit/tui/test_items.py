@@ -58,3 +58,12 @@ def test_the_plan_is_a_checklist_and_usage_a_footer_line() -> None:
     assert render_plan("two steps", steps).plain == "plan: two steps\n✔ read\n▸ fix"
     usage = {"total": {"totalTokens": 1500}, "last": {"totalTokens": 20}, "modelContextWindow": 128000}
     assert render_usage(usage) == "tokens 1,500 total · 20 last turn · context window 128,000"
+
+
+def test_an_added_file_shows_its_content_as_added_lines() -> None:
+    item = {
+        "type": "fileChange",
+        "status": "completed",
+        "changes": [{"path": "n.txt", "kind": "add", "diff": "x\n"}],
+    }
+    assert render_item(item).plain.endswith("add n.txt\n+x")
