@@ -446,9 +446,7 @@ class ThreadSession:
             self._unsaved.thread = self.record
             self._unsaved.turns.append(self._turn_record(turn, "inProgress"))
             started = items.turn(turn.id, "inProgress", started_at=turn.started_at)
-            await self.sink.emit(
-                "turn/started", {"threadId": self.record.id, "turn": started}, batch=self.take_batch()
-            )
+            await self.sink.emit("turn/started", {"threadId": self.record.id, "turn": started})
             self._record_context(turn)
             if shell is not None:
                 await self._user_shell(turn, *shell)

@@ -5,9 +5,9 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import sqlite3
-from collections.abc import AsyncIterator, Iterable
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterable
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import aiosqlite
 
@@ -90,8 +90,18 @@ class SqliteThreadStore:
 
     async def commit(self, batch: Batch) -> None:
         """Apply `batch` atomically; StoreError when it breaks a constraint (nothing is written)."""
-        async with self._transaction() as conn:
-            await _write_batch(conn, batch)
+        conn = self._require()
+        async with self._lock:
+            try:
+                # The whole transaction in ONE hop to the database thread: a commit is on every
+                # turn's hot path, and each aiosqlite round trip costs an event-loop wake-up.
+                # aiosqlite's own hook for running a callable on its thread (untyped upstream).
+                on_db_thread = cast("Callable[..., Awaitable[None]]", conn._execute)
+                await on_db_thread(_commit_sync, conn._conn, batch)
+            except sqlite3.IntegrityError as exc:
+                raise StoreError(f"commit rejected by {self.path}: {exc}") from exc
+            except sqlite3.Error as exc:
+                raise StoreError(describe_error(self.path, exc)) from exc
 
     async def get_thread(self, thread_id: str) -> ThreadRecord | None:
         rows = await self._fetch(q.SELECT_THREAD, (thread_id,))
@@ -268,24 +278,43 @@ async def _sync_doc(
         await conn.execute(q.DELETE_DOC, (thread_id, key))
 
 
-async def _write_batch(conn: aiosqlite.Connection, batch: Batch) -> None:
+def _commit_sync(db: sqlite3.Connection, batch: Batch) -> None:
+    """Write a batch on the database thread, inside BEGIN IMMEDIATE … COMMIT (rolled back on error)."""
+    db.execute("BEGIN IMMEDIATE")
+    try:
+        _write_batch_sync(db, batch)
+        db.execute("COMMIT")
+    except BaseException:
+        with contextlib.suppress(sqlite3.OperationalError):
+            db.execute("ROLLBACK")
+        raise
+
+
+def _sync_doc_sync(db: sqlite3.Connection, thread_id: str, key: str, item_id: str | None, text: str) -> None:
+    if text:
+        db.execute(q.UPSERT_DOC, (thread_id, key, item_id, text))
+    else:
+        db.execute(q.DELETE_DOC, (thread_id, key))
+
+
+def _write_batch_sync(db: sqlite3.Connection, batch: Batch) -> None:
     if batch.thread is not None:
         record = batch.thread
-        await conn.execute(q.UPSERT_THREAD, thread_params(record))
-        await _sync_doc(conn, record.id, "name", None, record.name or "")
-        await _sync_doc(conn, record.id, "preview", None, record.preview)
+        db.execute(q.UPSERT_THREAD, thread_params(record))
+        _sync_doc_sync(db, record.id, "name", None, record.name or "")
+        _sync_doc_sync(db, record.id, "preview", None, record.preview)
     if batch.turns:
-        await conn.executemany(q.UPSERT_TURN, [turn_params(t) for t in batch.turns])
+        db.executemany(q.UPSERT_TURN, [turn_params(t) for t in batch.turns])
     if batch.items:
-        await conn.executemany(q.UPSERT_ITEM, [item_params(i) for i in batch.items])
+        db.executemany(q.UPSERT_ITEM, [item_params(i) for i in batch.items])
         docs = [(i.thread_id, f"item:{i.item_id}", i.item_id, item_text(i.item)) for i in batch.items]
-        await conn.executemany(q.UPSERT_DOC, [d for d in docs if d[3]])
-        await conn.executemany(q.DELETE_DOC, [d[:2] for d in docs if not d[3]])
+        db.executemany(q.UPSERT_DOC, [d for d in docs if d[3]])
+        db.executemany(q.DELETE_DOC, [d[:2] for d in docs if not d[3]])
     if batch.history:
-        await conn.executemany(q.INSERT_HISTORY, [history_params(h) for h in batch.history])
+        db.executemany(q.INSERT_HISTORY, [history_params(h) for h in batch.history])
     if batch.events:
-        await conn.executemany(q.INSERT_EVENT, [event_params(e) for e in batch.events])
+        db.executemany(q.INSERT_EVENT, [event_params(e) for e in batch.events])
         last: dict[str, int] = {}
         for event in batch.events:
             last[event.thread_id] = max(last.get(event.thread_id, 0), event.seq)
-        await conn.executemany(q.BUMP_LAST_SEQ, [(seq, tid) for tid, seq in last.items()])
+        db.executemany(q.BUMP_LAST_SEQ, [(seq, tid) for tid, seq in last.items()])

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Callable, Coroutine
 from dataclasses import dataclass
 from typing import Any
 
@@ -29,10 +29,11 @@ class ThreadEvent:
 Listener = Callable[[ThreadEvent], None]
 
 # Events that announce a start or a state, not a completion: they are logged with the next commit
-# instead of forcing one (a turn costs three commits instead of nine).
+# instead of forcing one (a plain turn costs three commits instead of nine).
 LAZY_METHODS = frozenset(
     {
         "thread/status/changed",
+        "turn/started",
         "item/started",
         "thread/tokenUsage/updated",
         "turn/diff/updated",
@@ -114,7 +115,12 @@ class ThreadHandle:
             if pending.thread is None:
                 pending.thread = self.session.record
             self.session.record.last_seq = event.seq
-            await self._store.commit(pending)
+            cancelled = await _commit_to_the_end(self._store.commit(pending))
+            self._lazy = []
+            self._publish(event)
+            if cancelled:
+                raise asyncio.CancelledError
+            return
         self._lazy = []
         self._publish(event)
 
@@ -158,3 +164,20 @@ def _merge(into: Batch, other: Batch) -> None:
     into.items.extend(other.items)
     into.history.extend(other.history)
     into.events.extend(other.events)
+
+
+async def _commit_to_the_end(commit: Coroutine[Any, Any, None]) -> bool:
+    """Run a commit to completion even if the caller is cancelled meanwhile (an interrupt).
+
+    A commit abandoned half-way would leave the log ambiguous: written on the database thread but
+    not known to be. Returns whether a cancellation arrived; the caller re-raises it afterwards.
+    """
+    task = asyncio.ensure_future(commit)
+    cancelled = False
+    while not task.done():
+        try:
+            await asyncio.shield(task)
+        except asyncio.CancelledError:
+            cancelled = True
+    task.result()
+    return cancelled
