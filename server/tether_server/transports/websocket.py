@@ -58,6 +58,23 @@ class WebSocketStream:
         finally:
             self._sending = False
 
+    async def send_batch(self, frames: list[bytes]) -> None:
+        """Several text messages written with one socket write (what `send` does, once per batch).
+
+        `send_context` is websockets' documented way to write frames from user code; the writer
+        task is this connection's only data sender, so frames cannot interleave with another
+        message's fragments.
+        """
+        self._sending = True
+        try:
+            async with self._ws.send_context():
+                for frame in frames:
+                    self._ws.protocol.send_text(frame)
+        except ConnectionClosed as exc:
+            raise ConnectionError(str(exc)) from exc
+        finally:
+            self._sending = False
+
     async def close(self, reason: str = "") -> None:
         code = _CLOSE_CODES.get(reason, CloseCode.POLICY_VIOLATION)
         try:
