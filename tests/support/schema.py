@@ -15,9 +15,8 @@ REFERENCE = Path(__file__).resolve().parents[2].parent / "shared" / "reference" 
 
 
 def reference_dir() -> Path:
-    for candidate in (REFERENCE, Path("/work/shared/reference/codex-app-server-0.169.0")):
-        if candidate.is_dir():
-            return candidate
+    if REFERENCE.is_dir():
+        return REFERENCE
     raise FileNotFoundError(
         "reference schema directory not found (expected ../shared/reference beside the repo)"
     )

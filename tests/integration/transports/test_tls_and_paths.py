@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import shutil
 import ssl
 from pathlib import Path
 
@@ -30,7 +29,6 @@ async def _self_signed(folder: Path) -> tuple[Path, Path]:
     return cert, key
 
 
-@pytest.mark.skipif(shutil.which("openssl") is None, reason="needs openssl to make a certificate")
 async def test_a_wss_listener_serves_json_rpc_over_tls(
     socket_server: StartSocketServer, tmp_path: Path
 ) -> None:

@@ -7,11 +7,11 @@ from pathlib import Path
 from typing import Any
 
 import jsonschema
-import pytest
+from tests.support.schema import reference_dir
 
 from tether_server.config import config_to_wire, load_config, origins_to_wire
 
-SCHEMA = Path("/work/shared/reference/codex-app-server-0.169.0/codex_app_server_protocol.v2.schemas.json")
+SCHEMA = reference_dir() / "codex_app_server_protocol.v2.schemas.json"
 
 
 def write(home: Path, text: str) -> None:
@@ -61,7 +61,6 @@ def test_origins_name_the_layer_each_key_came_from(tmp_path: Path) -> None:
     assert "approval_policy" not in origins
 
 
-@pytest.mark.skipif(not SCHEMA.exists(), reason="reference schema not present")
 def test_a_config_read_response_validates_against_the_codex_schema(tmp_path: Path) -> None:
     write(
         tmp_path,
