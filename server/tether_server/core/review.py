@@ -13,6 +13,7 @@ from typing import Any
 
 from tether_server.core.ids import now_ms, uuid7
 from tether_server.core.ports import EventSink
+from tether_server.core.tool_calls import TurnCancelled
 from tether_server.providers.base import ModelProvider, ModelRequest, OutputItemDone
 
 REVIEW_SCHEMA: dict[str, Any] = {
@@ -143,3 +144,46 @@ async def review(
         {**base, "review": done, "completedAtMs": now_ms(), "decisionSource": "agent"},
     )
     return result
+
+
+def _action(method: str, params: dict[str, Any], cwd: str) -> dict[str, Any]:
+    """The reviewed action in the shape of the `item/autoApprovalReview/*` notifications."""
+    if method == "item/fileChange/requestApproval":
+        return {"type": "applyPatch", "cwd": cwd, "files": list(params.get("_files") or [])}
+    return {
+        "type": "command",
+        "command": params.get("command", ""),
+        "cwd": params.get("cwd", ""),
+        "source": "unifiedExec",
+    }
+
+
+class AutoReviewer:
+    """Answers a thread's approval requests in place of a human; counts consecutive denials."""
+
+    def __init__(self) -> None:
+        self._denials = 0
+
+    async def decide(
+        self,
+        method: str,
+        params: dict[str, Any],
+        *,
+        sink: EventSink,
+        provider: ModelProvider,
+        model: str,
+        history: list[dict[str, Any]],
+        cwd: str,
+    ) -> dict[str, Any]:
+        """The approval response; raises TurnCancelled after too many denials in a row."""
+        ids = {"threadId": params["threadId"], "turnId": params["turnId"]}
+        action = _action(method, params, cwd)
+        result = await review(sink, provider, model, history, ids, params.get("itemId"), action)
+        if result.allowed:
+            self._denials = 0
+            return {"decision": "accept"}
+        self._denials += 1
+        if self._denials >= DENIALS_BEFORE_INTERRUPT:
+            self._denials = 0
+            raise TurnCancelled
+        return {"decision": "decline"}

@@ -14,7 +14,7 @@ from tether_server.core.execpolicy import ExecRules
 from tether_server.core.history import normalized
 from tether_server.core.ids import now_ms, now_s, uuid7
 from tether_server.core.ports import ApprovalPort, EventSink
-from tether_server.core.review import DENIALS_BEFORE_INTERRUPT, review
+from tether_server.core.review import AutoReviewer
 from tether_server.core.settings import TurnSettings
 from tether_server.core.tool_calls import CommandGate, ToolContext, TurnCancelled
 from tether_server.core.tool_specs import default_tools
@@ -93,7 +93,7 @@ class ThreadSession:
         self.status: dict[str, Any] = {"type": "idle"}
         self.processes = ProcessSessions()
         self.approved_for_session: set[str] = set()
-        self._denials = 0
+        self._reviewer = AutoReviewer()
         self._side_tasks: set[asyncio.Task[None]] = set()
         self.materialized = bool(history) or bool(record.preview)
 
@@ -336,29 +336,16 @@ class ThreadSession:
         return await self.deps.approvals_for(self.record.id).request(method, params)
 
     async def _auto_review(self, method: str, params: dict[str, Any]) -> dict[str, Any]:
-        if method == "item/fileChange/requestApproval":
-            files = list(params.get("_files") or [])
-            action: dict[str, Any] = {"type": "applyPatch", "cwd": self.settings.cwd, "files": files}
-        else:
-            action = {
-                "type": "command",
-                "command": params.get("command", ""),
-                "cwd": params.get("cwd", ""),
-                "source": "unifiedExec",
-            }
-        ids = {"threadId": params["threadId"], "turnId": params["turnId"]}
         provider = self.deps.provider_for(self.settings.model_provider)
-        result = await review(
-            self.sink, provider, self.settings.model, self.history, ids, params.get("itemId"), action
+        return await self._reviewer.decide(
+            method,
+            params,
+            sink=self.sink,
+            provider=provider,
+            model=self.settings.model,
+            history=self.history,
+            cwd=self.settings.cwd,
         )
-        if result.allowed:
-            self._denials = 0
-            return {"decision": "accept"}
-        self._denials += 1
-        if self._denials >= DENIALS_BEFORE_INTERRUPT:
-            self._denials = 0
-            raise TurnCancelled
-        return {"decision": "decline"}
 
     async def _set_flags(self, flags: list[str]) -> None:
         if self.active is not None:
