@@ -7,7 +7,7 @@ import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from tether_protocol.methods import CLIENT_METHODS
 from tether_server import __version__, log
@@ -23,7 +23,9 @@ from tether_server.processor.lifecycle import IdleUnloader
 from tether_server.processor.state import ServerState
 from tether_server.processor.subscriptions import Subscriptions
 from tether_server.providers.base import ModelProvider, ProviderSettings
-from tether_server.providers.responses import ResponsesProvider
+
+if TYPE_CHECKING:
+    from tether_server.providers.responses import ResponsesProvider
 from tether_server.rpc.connection import Connection
 from tether_server.rpc.dispatcher import Dispatcher
 from tether_server.sandbox.policy import SandboxPolicy
@@ -75,6 +77,9 @@ class Providers:
                 request_max_retries=info.request_max_retries,
                 stream_max_retries=info.stream_max_retries,
             )
+            # httpx (and its TLS set-up) loads on the first model request, not at daemon start.
+            from tether_server.providers.responses import ResponsesProvider
+
             self._cache[provider_id] = ResponsesProvider(settings)
         return self._cache[provider_id]
 
