@@ -7,6 +7,7 @@ adding its models and one entry here (and one handler in the server's processor)
 from __future__ import annotations
 
 from tether_protocol.spec import MethodSpec, NotificationSpec, ServerRequestSpec
+from tether_protocol.v2 import account as acct
 from tether_protocol.v2 import approvals as ap
 from tether_protocol.v2 import collaboration as collab
 from tether_protocol.v2 import command as cmd
@@ -201,6 +202,7 @@ _client: list[MethodSpec] = [
     MethodSpec(
         "model/list", mdl.ModelListParams, mdl.ModelListResponse, doc="Page through the model catalog."
     ),
+    MethodSpec("account/read", acct.GetAccountParams, acct.GetAccountResponse, doc="The account in use."),
     MethodSpec(
         "collaborationMode/list",
         collab.CollaborationModeListParams,

@@ -261,3 +261,19 @@ async def test_a_corrupt_database_is_a_clear_startup_error_and_is_left_alone(tmp
     assert "is corrupt or not a SQLite database" in server.stderr()
     assert "Traceback" not in server.stderr()
     assert (home / "tether.sqlite").read_bytes() == b"not a database at all"
+
+
+async def test_account_read_reports_an_api_key_account_only_when_the_key_is_set(tmp_path: Path) -> None:
+    args = ["-c", 'model_providers.openai.env_key="TETHER_TEST_ACCOUNT_KEY"']
+    without = await AppServer.start(tmp_path / "a", args, env={"TETHER_TEST_ACCOUNT_KEY": ""})
+    await without.initialize()
+    assert await without.request("account/read", {}) == {
+        "account": None,
+        "requiresOpenaiAuth": False,
+        "userId": None,
+    }
+    await without.close()
+    with_key = await AppServer.start(tmp_path / "b", args, env={"TETHER_TEST_ACCOUNT_KEY": "sk-x"})
+    await with_key.initialize()
+    assert (await with_key.request("account/read", {}))["account"] == {"type": "apiKey"}
+    await with_key.close()

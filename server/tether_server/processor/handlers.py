@@ -18,6 +18,7 @@ _IMPLS: dict[str, Impl] = {
     "model/list": misc.model_list,
     "fs/readFile": fs.read_file,
     "collaborationMode/list": misc.collaboration_modes,
+    "account/read": misc.account_read,
     "thread/start": thread.start,
     "thread/resume": thread.resume,
     "thread/read": thread.read,

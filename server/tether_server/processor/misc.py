@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import os
 import platform
 import re
 from typing import Any
 
 from tether_protocol import CODEX_PROTOCOL_VERSION
-from tether_server.config import config_to_wire, origins_to_wire
-from tether_server.errors import InvalidRequest
+from tether_server.config import config_to_wire, origins_to_wire, resolve_api_key
+from tether_server.errors import ConfigError, InvalidRequest
 from tether_server.processor.state import ServerState
 from tether_server.rpc.context import RequestContext
 
@@ -103,3 +104,16 @@ async def collaboration_modes(state: ServerState, ctx: RequestContext, params: A
             {"name": "Plan", "mode": "plan", "model": model, "reasoning_effort": None},
         ]
     }
+
+
+async def account_read(state: ServerState, ctx: RequestContext, params: Any) -> dict[str, Any]:
+    """Tether authenticates with provider API keys: an `apiKey` account when the key is set."""
+    cfg = state.config.config
+    info = cfg.model_providers.get(cfg.model_provider)
+    has_key = False
+    if info is not None:
+        try:
+            has_key = resolve_api_key(info, os.environ) is not None
+        except ConfigError:
+            has_key = False
+    return {"account": {"type": "apiKey"} if has_key else None, "requiresOpenaiAuth": False, "userId": None}

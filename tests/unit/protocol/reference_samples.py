@@ -5,6 +5,7 @@ from __future__ import annotations
 from tests.unit.protocol import wire_samples as s
 
 from tether_protocol.common import WireModel
+from tether_protocol.v2 import account as acct
 from tether_protocol.v2 import approvals as ap
 from tether_protocol.v2 import collaboration as collab
 from tether_protocol.v2 import command as cmd
@@ -56,6 +57,10 @@ _union_samples: list[tuple[str, WireModel]] = [
 ]
 
 _object_samples: list[tuple[str, WireModel]] = [
+    ("GetAccountParams", acct.GetAccountParams(refresh_token=True)),
+    ("GetAccountResponse", acct.GetAccountResponse(account=acct.ApiKeyAccount())),
+    ("GetAccountResponse", acct.GetAccountResponse()),
+    ("Account", acct.ApiKeyAccount()),
     ("ClientInfo", ini.ClientInfo(name="codex_vscode", title="Codex VS Code Extension", version="0.1.0")),
     (
         "InitializeParams",

@@ -9,6 +9,7 @@ from tether_protocol.methods import CLIENT_METHODS, SERVER_NOTIFICATIONS, SERVER
 
 CORE_METHODS = {
     "initialize",
+    "account/read",
     "thread/start",
     "thread/resume",
     "thread/fork",
@@ -38,6 +39,7 @@ CORE_METHODS = {
 }
 UNSCOPED = {
     "initialize",
+    "account/read",
     "thread/start",
     "thread/list",
     "thread/loaded/list",
