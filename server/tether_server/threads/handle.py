@@ -147,15 +147,6 @@ class ThreadHandle:
         """Whatever the in-memory ring still holds after `seq` (possibly not reaching back to it)."""
         return [e for e in self._ring if e.seq > seq]
 
-    def events_after(self, seq: int) -> list[ThreadEvent] | None:
-        """Events after `seq` from the in-memory ring; None when the ring no longer reaches back."""
-        if not self._ring:
-            return [] if seq >= self._seq else None
-        first = self._ring[0].seq
-        if seq + 1 < first:
-            return None
-        return [e for e in self._ring if e.seq > seq]
-
 
 def _merge(into: Batch, other: Batch) -> None:
     if other.thread is not None:
