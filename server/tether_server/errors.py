@@ -86,12 +86,14 @@ class ProviderError(TetherError):
         retryable: bool = False,
         http_status: int | None = None,
         additional_details: str | None = None,
+        retry_after_s: float | None = None,
     ) -> None:
         super().__init__(message)
         self.codex_error_info = codex_error_info
         self.retryable = retryable
         self.http_status = http_status
         self.additional_details = additional_details
+        self.retry_after_s = retry_after_s  # a delay the server asked for before the next attempt
 
 
 class SandboxError(TetherError):

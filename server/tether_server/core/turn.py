@@ -25,7 +25,7 @@ from tether_server.providers.base import (
     ReasoningTextDelta,
     TokenUsage,
 )
-from tether_server.providers.retry import backoff_delay
+from tether_server.providers.retry import retry_delay
 
 _log = log.get("tether.core.turn")
 
@@ -67,7 +67,7 @@ async def sample_with_retries(run: TurnRun) -> SamplingResult:
             if not exc.retryable or attempt >= run.stream_max_retries:
                 raise
             attempt += 1
-            delay = getattr(exc, "retry_after_s", None) or backoff_delay(attempt)
+            delay = retry_delay(attempt, exc.retry_after_s)
             error = items.turn_error(
                 f"Reconnecting... {attempt}/{run.stream_max_retries}", exc.codex_error_info, exc.message
             )

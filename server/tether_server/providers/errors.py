@@ -29,26 +29,7 @@ _TRY_AGAIN = re.compile(r"try again in\s*(\d+(?:\.\d+)?)\s*(ms|s)\b", re.IGNOREC
 
 
 class ProviderHttpError(ProviderError):
-    """A `ProviderError` that may carry a server-requested delay before the next attempt."""
-
-    def __init__(
-        self,
-        message: str,
-        *,
-        codex_error_info: Any = "other",
-        retryable: bool = False,
-        http_status: int | None = None,
-        retry_after_s: float | None = None,
-        additional_details: str | None = None,
-    ) -> None:
-        super().__init__(
-            message,
-            codex_error_info=codex_error_info,
-            retryable=retryable,
-            http_status=http_status,
-            additional_details=additional_details,
-        )
-        self.retry_after_s = retry_after_s
+    """A `ProviderError` raised by the Responses API client (HTTP status, transport, stream)."""
 
 
 def connection_failed(detail: str) -> ProviderHttpError:
