@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 from tether_server.errors import InvalidRequest, MethodNotFound
@@ -139,7 +140,7 @@ async def fork(state: ServerState, ctx: RequestContext, params: Any) -> dict[str
     if loaded is None:
         raise InvalidRequest(f"no rollout found for thread id {params.thread_id}")
     source = _prefix(loaded, params.last_turn_id)
-    settings = thread_settings(state.config.config, params, _cwd_default(loaded.record))
+    settings = thread_settings(state.config.config, params, Path(loaded.record.cwd))
     record = new_thread_record(
         settings,
         source=loaded.record.source,
@@ -163,14 +164,8 @@ async def fork(state: ServerState, ctx: RequestContext, params: Any) -> dict[str
         record, status=handle.session.status, loaded=True, ephemeral=bool(params.ephemeral), turns=turns
     )
     ctx.respond(session_response(thread, handle.session.settings))
-    send_notification(_conns(state), "thread/started", {"thread": thread})
+    send_notification(state.connections(), "thread/started", {"thread": thread})
     return {}
-
-
-def _cwd_default(record: ThreadRecord) -> Any:
-    from pathlib import Path
-
-    return Path(record.cwd)
 
 
 async def revert(state: ServerState, ctx: RequestContext, params: Any) -> dict[str, Any]:
@@ -193,7 +188,3 @@ async def revert(state: ServerState, ctx: RequestContext, params: Any) -> dict[s
     ctx.respond({"thread": thread, "turnsBackwardsCursor": None, "itemsBackwardsCursor": None})
     await reloaded.emit("thread/reverted", {"threadId": params.thread_id})
     return {}
-
-
-def _conns(state: ServerState) -> list[Any]:
-    return list(state.dispatcher.connections) if state.dispatcher else []

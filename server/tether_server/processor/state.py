@@ -8,6 +8,7 @@ from pathlib import Path
 from tether_server.config import LoadedConfig
 from tether_server.processor.approvals import ApprovalBroker
 from tether_server.processor.subscriptions import Subscriptions
+from tether_server.rpc.connection import Connection
 from tether_server.rpc.dispatcher import Dispatcher
 from tether_server.store.base import ThreadStore, TurnRecord
 from tether_server.threads.manager import ThreadManager
@@ -23,6 +24,11 @@ class ServerState:
     dispatcher: Dispatcher | None = None
     approvals: ApprovalBroker | None = None
     recovered: dict[str, list[TurnRecord]] = field(default_factory=dict)
+
+    def connections(self) -> list[Connection]:
+        """Every open connection (broadcast notifications go to all of them)."""
+        return list(self.dispatcher.connections) if self.dispatcher else []
+
     draining: bool = False
     originator: str | None = None
     version: str = "0.1.0"

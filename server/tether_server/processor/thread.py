@@ -33,7 +33,7 @@ async def start(state: ServerState, ctx: RequestContext, params: Any) -> dict[st
     state.subscriptions.subscribe(record.id, ctx.connection)
     thread = _loaded_json(state, handle)
     ctx.respond(session_response(thread, settings))
-    send_notification(_conns(state), "thread/started", {"thread": thread})
+    send_notification(state.connections(), "thread/started", {"thread": thread})
     return {}
 
 
@@ -187,7 +187,7 @@ async def name_set(state: ServerState, ctx: RequestContext, params: Any) -> dict
     await state.store.set_name(params.thread_id, name, now_s())
     ctx.respond({})
     send_notification(
-        _conns(state), "thread/name/updated", {"threadId": params.thread_id, "threadName": name}
+        state.connections(), "thread/name/updated", {"threadId": params.thread_id, "threadName": name}
     )
     return {}
 
@@ -203,7 +203,7 @@ async def archive(state: ServerState, ctx: RequestContext, params: Any) -> dict[
     if handle is not None:
         await _unload(state, handle)
     ctx.respond({})
-    send_notification(_conns(state), "thread/archived", {"threadId": params.thread_id})
+    send_notification(state.connections(), "thread/archived", {"threadId": params.thread_id})
     return {}
 
 
@@ -214,7 +214,7 @@ async def unarchive(state: ServerState, ctx: RequestContext, params: Any) -> dic
     await state.store.set_archived(params.thread_id, False, now_s())
     record.archived = False
     ctx.respond({"thread": thread_json(record, status=None, loaded=False)})
-    send_notification(_conns(state), "thread/unarchived", {"threadId": params.thread_id})
+    send_notification(state.connections(), "thread/unarchived", {"threadId": params.thread_id})
     return {}
 
 
@@ -229,7 +229,7 @@ async def delete(state: ServerState, ctx: RequestContext, params: Any) -> dict[s
     if not deleted and handle is None:
         raise InvalidRequest(f"no rollout found for thread id {params.thread_id}")
     ctx.respond({})
-    send_notification(_conns(state), "thread/deleted", {"threadId": params.thread_id})
+    send_notification(state.connections(), "thread/deleted", {"threadId": params.thread_id})
     return {}
 
 
@@ -237,7 +237,3 @@ async def _unload(state: ServerState, handle: ThreadHandle) -> None:
     await handle.session.set_status({"type": "notLoaded"})
     await state.threads.unload(handle.thread_id)
     state.subscriptions.forget(handle.thread_id)
-
-
-def _conns(state: ServerState) -> list[Any]:
-    return list(state.dispatcher.connections) if state.dispatcher else []
