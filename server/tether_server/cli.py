@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 from tether_server import __version__, log
 from tether_server.errors import ConfigError
 from tether_server.store.base import StoreError
+from tether_server.transports.parent import remember_spawner
 from tether_server.transports.unix import default_socket_path
 
 if TYPE_CHECKING:
@@ -186,6 +187,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
         return tui_main(argv[1:])
     args = _parser().parse_args(argv)
+    remember_spawner()
     log.configure(getattr(args, "log_level", "info"))
     if args.command == "app-server":
         if args.tool:

@@ -13,7 +13,6 @@ import ipaddress
 import os
 import signal
 import ssl
-import sys
 from collections.abc import Coroutine
 from dataclasses import dataclass
 from pathlib import Path
@@ -29,6 +28,7 @@ from tether_server.rpc.connection import DEFAULT_OUTBOX, Connection
 from tether_server.rpc.dispatcher import Dispatcher
 from tether_server.transports import unix
 from tether_server.transports.http import advertise_limit, tcp_gate, unix_gate
+from tether_server.transports.parent import ParentWatch
 from tether_server.transports.stdio import StdioStream
 from tether_server.transports.websocket import CLOSE_GRACE_S, MAX_MESSAGE_BYTES, WebSocketStream
 from tether_server.transports.ws_auth import WsAuth
@@ -253,9 +253,16 @@ class Listeners:
 
     async def _serve_stdio(self) -> None:
         assert self._dispatcher is not None
-        await self._dispatcher.serve(Connection(StdioStream(), outbox_capacity=self.options.outbox_capacity))
-        # EOF on stdin ends a stdio server, as it always has.
-        self._stop.set()
+        watch = ParentWatch.start(self._stop.set)
+        try:
+            await self._dispatcher.serve(
+                Connection(StdioStream(), outbox_capacity=self.options.outbox_capacity)
+            )
+        finally:
+            # EOF on stdin ends a stdio server, as it always has, even when serving failed.
+            if watch is not None:
+                watch.close()
+            self._stop.set()
 
     async def _serve_ws(self, ws: ServerConnection) -> None:
         assert self._dispatcher is not None
@@ -287,13 +294,16 @@ class Listeners:
             loop.add_signal_handler(sig, self._on_signal, sig.name)
 
     def _on_signal(self, name: str) -> None:
+        # Act before logging: nothing a log write does may stand between a signal and the stop.
         self._signals += 1
-        _log.info("signal.received", signal=name, count=self._signals)
-        if self._drain is None:
-            _log.info("server.draining")
+        draining = self._drain is None
+        if draining:
             self._drain = asyncio.create_task(self._drain_then_stop())
         elif name != "SIGHUP":
             self._stop.set()
+        _log.info("signal.received", signal=name, count=self._signals)
+        if draining:
+            _log.info("server.draining")
 
     async def _drain_then_stop(self) -> None:
         await self.app.drain()
@@ -346,8 +356,7 @@ async def _finish(serving: asyncio.Task[None], stream: WebSocketStream) -> None:
 
 
 def _banner(*lines: str) -> None:
-    sys.stderr.write("".join(f"{line}\n" for line in lines))
-    sys.stderr.flush()
+    log.write_stderr("".join(f"{line}\n" for line in lines))
 
 
 async def serve_app(app: App, options: ServeOptions) -> int:
