@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Annotated, Literal
+
+from pydantic import Field, field_validator
 
 from tether_protocol.common import WireModel
 from tether_protocol.v2.sandbox import SandboxPolicy
@@ -13,8 +15,8 @@ CommandExecOutputStream = Literal["stdout", "stderr"]
 class CommandExecTerminalSize(WireModel):
     """PTY size."""
 
-    rows: int
-    cols: int
+    rows: Annotated[int, Field(ge=0, le=65535)]
+    cols: Annotated[int, Field(ge=0, le=65535)]
 
 
 class CommandExecParams(WireModel):
@@ -33,6 +35,31 @@ class CommandExecParams(WireModel):
     env: dict[str, str | None] | None = None
     size: CommandExecTerminalSize | None = None
     sandbox_policy: SandboxPolicy | None = None
+
+    # An OS call cannot carry these; refuse them here rather than fail half-way through a spawn.
+    @field_validator("command")
+    @classmethod
+    def _argv_has_no_nul(cls, argv: list[str]) -> list[str]:
+        if any("\0" in arg for arg in argv):
+            raise ValueError("command must not contain NUL bytes")
+        return argv
+
+    @field_validator("cwd")
+    @classmethod
+    def _cwd_has_no_nul(cls, cwd: str | None) -> str | None:
+        if cwd is not None and "\0" in cwd:
+            raise ValueError("cwd must not contain NUL bytes")
+        return cwd
+
+    @field_validator("env")
+    @classmethod
+    def _env_is_representable(cls, env: dict[str, str | None] | None) -> dict[str, str | None] | None:
+        for name, value in (env or {}).items():
+            if not name or "=" in name or "\0" in name:
+                raise ValueError(f"env name {name!r} must be non-empty without '=' or NUL")
+            if value is not None and "\0" in value:
+                raise ValueError(f"env value of {name} must not contain NUL bytes")
+        return env
 
 
 class CommandExecResponse(WireModel):

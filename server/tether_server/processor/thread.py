@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
 from tether_server.core.ids import now_s
 from tether_server.errors import Conflict, InvalidRequest, NotFound, archived_message
@@ -13,7 +13,7 @@ from tether_server.processor.subscriptions import encode_event
 from tether_server.processor.views import session_response, thread_json, turn_json
 from tether_server.rpc.context import RequestContext
 from tether_server.rpc.outgoing import send_notification
-from tether_server.store.base import EventRecord, InvalidCursor, ThreadQuery, ThreadRecord
+from tether_server.store.base import EventRecord, InvalidCursor, SortKey, ThreadQuery, ThreadRecord
 from tether_server.threads.handle import ThreadEvent, ThreadHandle
 
 
@@ -117,12 +117,21 @@ async def read(state: ServerState, ctx: RequestContext, params: Any) -> dict[str
     return {"thread": thread, "readState": {"firstUnread": None, "revision": str(record.last_seq)}}
 
 
+def _sort_key(key: object) -> SortKey:
+    # Tether has no thread sections: every thread's section position is null, so that order
+    # falls back to the default one (creation time), as a list with no sections would sort.
+    value = wire(key)
+    if value in ("created_at", "updated_at", "recency_at"):
+        return cast(SortKey, value)
+    return "created_at"
+
+
 async def list_threads(state: ServerState, ctx: RequestContext, params: Any) -> dict[str, Any]:
     cwd = params.cwd
     query = ThreadQuery(
         limit=max(1, min(params.limit or 50, 100)),
         cursor=params.cursor,
-        sort_key=wire(params.sort_key) or "created_at",
+        sort_key=_sort_key(params.sort_key),
         sort_direction=wire(params.sort_direction) or "desc",
         archived=bool(params.archived),
         cwds=[cwd] if isinstance(cwd, str) else cwd,

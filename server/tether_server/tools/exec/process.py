@@ -261,7 +261,7 @@ def spawn(
             pass_fds=pass_fds,
             preexec_fn=_prepare_child_pty if tty else _prepare_child,
         )
-    except (OSError, subprocess.SubprocessError) as exc:
+    except (OSError, ValueError, subprocess.SubprocessError) as exc:  # ValueError: a NUL in argv or env
         os.close(read_fd)
         raise SpawnError(str(exc)) from exc
     finally:

@@ -147,7 +147,11 @@ def _set_pdeathsig() -> None:  # pragma: no cover - runs in the forked child
 
 
 def _set_size(fd: int, size: tuple[int, int]) -> None:
-    fcntl.ioctl(fd, termios.TIOCSWINSZ, struct.pack("HHHH", size[0], size[1], 0, 0))
+    try:
+        packed = struct.pack("HHHH", size[0], size[1], 0, 0)
+    except struct.error as exc:
+        raise SpawnError(f"terminal size {size[0]}x{size[1]} is out of range") from exc
+    fcntl.ioctl(fd, termios.TIOCSWINSZ, packed)
 
 
 class StandaloneProcess:
@@ -196,7 +200,7 @@ class StandaloneProcess:
                 pass_fds=self.spec.pass_fds,
                 preexec_fn=_prepare_child(self.spec.tty),
             )
-        except (OSError, subprocess.SubprocessError) as exc:
+        except (OSError, ValueError, subprocess.SubprocessError) as exc:
             raise SpawnError(f"failed to spawn command: {exc}") from exc
 
     def _spawn_pipes(self) -> None:
@@ -222,8 +226,8 @@ class StandaloneProcess:
 
     def _spawn_tty(self) -> None:
         master, slave = os.openpty()
-        _set_size(slave, self.spec.size or DEFAULT_SIZE)
         try:
+            _set_size(slave, self.spec.size or DEFAULT_SIZE)
             self._popen(slave, slave, slave)
         except SpawnError:
             os.close(master)
