@@ -24,7 +24,7 @@ from tether_server.sandbox.mounts import PROTECTED_NAMES, plan_mounts
 from tether_server.sandbox.policy import SandboxPolicy
 from tether_server.tools.apply_patch.apply import apply_planned
 from tether_server.tools.apply_patch.model import Hunk, PatchRefusedError, PlannedChange, UpdateFile
-from tether_server.tools.apply_patch.writer import WriteGuard, identities, resolve_target
+from tether_server.tools.apply_patch.writer import Identity, WriteGuard, identities, resolve_target
 
 OUTSIDE_REASON = "writing outside of the project; rejected by user approval settings"
 PRIVATE_REASON = "the daemon's private files (its home, rules, sockets, tokens) are never written by a patch"
@@ -59,6 +59,9 @@ class PatchBoundary:
     spelled_roots: tuple[Path, ...] = ()
     protected: tuple[Path, ...] = ()
     private: tuple[Path, ...] = ()
+    # Taken when the boundary is drawn, so a later rename cannot change what they name.
+    private_ids: frozenset[Identity] = frozenset()
+    protected_ids: frozenset[Identity] = frozenset()
 
     @classmethod
     def for_turn(
@@ -76,21 +79,24 @@ class PatchBoundary:
             dict.fromkeys(p for path in private_paths for p in (Path(os.path.normpath(path)), path.resolve()))
         )
         if sandbox_policy.get("type") in ("dangerFullAccess", "externalSandbox"):
-            return cls(None, private=private)
+            return cls(None, private=private, private_ids=identities(private))
         try:
             policy = SandboxPolicy.from_wire(sandbox_policy)
             plan = plan_mounts(policy, cwd, env=env, hidden_paths=private_paths)
         except (SandboxError, TetherError):
             # The sandbox would refuse to run here at all (missing cwd, a symlinked `.git`):
             # every write needs approval.
-            return cls((), private=private)
+            return cls((), private=private, private_ids=identities(private))
         spelled = tuple(Path(os.path.normpath(r)) for r in policy.effective_writable_roots(cwd, env))
-        hidden = (*plan.hidden_dirs, *plan.hidden_files)
+        private = tuple(dict.fromkeys((*private, *plan.hidden_dirs, *plan.hidden_files)))
+        protected = (*plan.read_only_paths, *plan.stub_paths)
         return cls(
             roots=plan.writable_roots,
             spelled_roots=spelled,
-            protected=(*plan.read_only_paths, *plan.stub_paths),
-            private=tuple(dict.fromkeys((*private, *hidden))),
+            protected=protected,
+            private=private,
+            private_ids=identities(private),
+            protected_ids=identities(protected),
         )
 
     def _private(self, path: Path, resolved: Path) -> bool:
@@ -149,8 +155,7 @@ class PatchBoundary:
     def guard(self, *, approved: bool) -> WriteGuard:
         """What the writer re-checks on every directory it opens (by identity, so a rename cannot
         smuggle a protected directory in under an allowed name); approval lifts only `protected`."""
-        forbidden = self.private if approved else (*self.private, *self.protected)
-        return WriteGuard(identities(forbidden))
+        return WriteGuard(self.private_ids if approved else self.private_ids | self.protected_ids)
 
 
 def _targets(change: PlannedChange) -> list[tuple[Path, bool]]:

@@ -62,9 +62,15 @@ class WriteGuard:
             raise PatchApplyError(f"refusing to write {path}: it is a protected path")
 
 
-def _refusal(exc: OSError, where: Path, target: Path) -> PatchApplyError | None:
-    if exc.errno == errno.ELOOP:
-        return PatchApplyError(f"refusing to write {target}: {where} is a symbolic link")
+def _refusal(exc: OSError, name: str, parent_fd: int, where: Path, target: Path) -> PatchApplyError | None:
+    """A clear refusal when `exc` came from meeting a symlink (ELOOP, or ENOTDIR with O_DIRECTORY)."""
+    if exc.errno in (errno.ELOOP, errno.ENOTDIR):
+        try:
+            is_link = stat.S_ISLNK(os.stat(name, dir_fd=parent_fd, follow_symlinks=False).st_mode)
+        except OSError:
+            is_link = exc.errno == errno.ELOOP
+        if is_link:
+            return PatchApplyError(f"refusing to write {target}: {where} is a symbolic link")
     return None
 
 
@@ -75,14 +81,20 @@ def _open_dir(name: str, parent_fd: int, where: Path, target: Path, create: bool
         if not create:
             raise
     except OSError as exc:
-        raise (_refusal(exc, where, target) or exc) from exc
+        refusal = _refusal(exc, name, parent_fd, where, target)
+        if refusal is None:
+            raise
+        raise refusal from exc
     # Created concurrently? The O_NOFOLLOW open below decides whether it is usable.
     with contextlib.suppress(FileExistsError):
         os.mkdir(name, 0o777, dir_fd=parent_fd)
     try:
         return os.open(name, _DIR_FLAGS, dir_fd=parent_fd)
     except OSError as exc:
-        raise (_refusal(exc, where, target) or exc) from exc
+        refusal = _refusal(exc, name, parent_fd, where, target)
+        if refusal is None:
+            raise
+        raise refusal from exc
 
 
 def _walk(directory: Path, guard: WriteGuard, target: Path, *, create: bool) -> int:
@@ -117,7 +129,10 @@ def write_file(path: Path, data: bytes, guard: WriteGuard) -> None:
         try:
             fd = os.open(path.name, _FILE_FLAGS, 0o666, dir_fd=parent)
         except OSError as exc:
-            raise (_refusal(exc, path, path) or exc) from exc
+            refusal = _refusal(exc, path.name, parent, path, path)
+            if refusal is None:
+                raise
+            raise refusal from exc
         try:
             st = os.fstat(fd)
             if not stat.S_ISREG(st.st_mode):
