@@ -49,6 +49,7 @@ class SessionDeps:
     auto_compact_token_limit: int | None = None
     allow_login_shell: bool = True
     private_paths: tuple[Path, ...] = ()
+    hidden_paths: tuple[Path, ...] = ()
 
 
 @dataclass
@@ -328,6 +329,7 @@ class ThreadSession:
             allow_login_shell=self.deps.allow_login_shell,
             exec_rules=self.deps.exec_rules,
             private_paths=self.deps.private_paths,
+            hidden_paths=self.deps.hidden_paths,
         )
 
     async def _ask(self, method: str, params: dict[str, Any]) -> dict[str, Any]:

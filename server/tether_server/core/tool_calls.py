@@ -50,6 +50,8 @@ class ToolContext:
     allow_login_shell: bool = True
     # Never written by a patch, even when approved (the daemon's home, sockets, tokens).
     private_paths: tuple[Path, ...] = ()
+    # Hidden from commands but not the daemon's (credential stores): a patch there needs approval.
+    hidden_paths: tuple[Path, ...] = ()
 
 
 @dataclass
@@ -365,7 +367,9 @@ async def _approve_patch(
 
 async def apply_patch(ctx: ToolContext, call_id: str, patch_text: str) -> ToolOutput:
     started = time.monotonic()
-    boundary = ap.PatchBoundary.for_turn(ctx.sandbox_policy, ctx.cwd, ctx.env, ctx.private_paths)
+    boundary = ap.PatchBoundary.for_turn(
+        ctx.sandbox_policy, ctx.cwd, ctx.env, ctx.private_paths, ctx.hidden_paths
+    )
     try:
         hunks = ap.parse_patch(patch_text)
         if not hunks:

@@ -1,8 +1,9 @@
 """Where a patch may write without asking: the same boundary the sandbox draws for commands.
 
-The writable roots, the protected paths under them (`.git`, `.codex`, `.agents`, a `.git` file's
-gitdir) and the hidden paths come from `sandbox.mounts.plan_mounts`, the function that plans the
-bwrap mounts, so patches and commands cannot drift apart. Each target is judged twice, as
+The writable roots and the protected paths under them (`.git`, `.codex`, `.agents`, a `.git`
+file's gitdir) come from `sandbox.mounts.plan_mounts`, the function that plans the bwrap mounts,
+so patches and commands cannot drift apart; the hidden paths are the ones the daemon hides from
+commands. Each target is judged twice, as
 spelled (`..` folded) and after resolving symlinks; `writer` then walks the resolved path with
 `O_NOFOLLOW` so what was judged is what gets written.
 
@@ -29,6 +30,7 @@ from tether_server.tools.apply_patch.writer import Identity, WriteGuard, identit
 OUTSIDE_REASON = "writing outside of the project; rejected by user approval settings"
 PRIVATE_REASON = "the daemon's private files (its home, rules, sockets, tokens) are never written by a patch"
 PROTECTED_REASON = "writing to a protected path (.git, .codex, .agents); rejected by user approval settings"
+HIDDEN_REASON = "writing to a path hidden from sandboxed commands; rejected by user approval settings"
 SYMLINK_REASON = "writing through a symlink that leaves the project; rejected by user approval settings"
 
 
@@ -52,12 +54,15 @@ class PatchBoundary:
         roots: canonical writable roots; None when the sandbox restricts nothing.
         spelled_roots: the roots as configured, for the `..`-folded check.
         protected: canonical protected paths (never written without approval).
+        hidden: paths hidden from sandboxed commands that are not the daemon's own (the user's
+            credential stores, host sockets): never written without approval.
         private: canonical private paths (never written).
     """
 
     roots: tuple[Path, ...] | None
     spelled_roots: tuple[Path, ...] = ()
     protected: tuple[Path, ...] = ()
+    hidden: tuple[Path, ...] = ()
     private: tuple[Path, ...] = ()
     # Taken when the boundary is drawn, so a later rename cannot change what they name.
     private_ids: frozenset[Identity] = frozenset()
@@ -70,33 +75,38 @@ class PatchBoundary:
         cwd: Path,
         env: Mapping[str, str],
         private_paths: Sequence[Path] = (),
+        hidden_paths: Sequence[Path] = (),
     ) -> PatchBoundary:
         """The boundary for a turn with this (wire) sandbox policy and policy cwd.
 
-        `cwd` is the thread's working directory, never a directory the model named.
+        Args:
+            sandbox_policy: the turn's policy (wire form).
+            cwd: the thread's working directory, never a directory the model named.
+            env: the commands' environment (for `$TMPDIR`).
+            private_paths: the daemon's home and private files: never written.
+            hidden_paths: other paths hidden from commands: written only when approved.
         """
-        private = tuple(
-            dict.fromkeys(p for path in private_paths for p in (Path(os.path.normpath(path)), path.resolve()))
-        )
+        private = _both_spellings(private_paths)
         if sandbox_policy.get("type") in ("dangerFullAccess", "externalSandbox"):
             return cls(None, private=private, private_ids=identities(private))
         try:
             policy = SandboxPolicy.from_wire(sandbox_policy)
-            plan = plan_mounts(policy, cwd, env=env, hidden_paths=private_paths)
+            plan = plan_mounts(policy, cwd, env=env, hidden_paths=[*private_paths, *hidden_paths])
         except (SandboxError, TetherError):
             # The sandbox would refuse to run here at all (missing cwd, a symlinked `.git`):
             # every write needs approval.
             return cls((), private=private, private_ids=identities(private))
         spelled = tuple(Path(os.path.normpath(r)) for r in policy.effective_writable_roots(cwd, env))
-        private = tuple(dict.fromkeys((*private, *plan.hidden_dirs, *plan.hidden_files)))
         protected = (*plan.read_only_paths, *plan.stub_paths)
+        hidden = _both_spellings(hidden_paths)
         return cls(
             roots=plan.writable_roots,
             spelled_roots=spelled,
             protected=protected,
+            hidden=hidden,
             private=private,
             private_ids=identities(private),
-            protected_ids=identities(protected),
+            protected_ids=identities((*protected, *hidden)),
         )
 
     def _private(self, path: Path, resolved: Path) -> bool:
@@ -107,6 +117,8 @@ class PatchBoundary:
         if self.roots is None:
             return None
         lexical = Path(os.path.normpath(path))
+        if _within(lexical, self.hidden) or _within(resolved, self.hidden):
+            return Escalation(path, HIDDEN_REASON)
         spelled_owners = [r for r in (*self.spelled_roots, *self.roots) if _within(lexical, [r])]
         if not spelled_owners:
             return Escalation(path, OUTSIDE_REASON)
@@ -192,6 +204,11 @@ class CheckedPatch:
         """
         guard = self.boundary.guard(approved=bool(self.escalations))
         apply_planned(self.changes, lambda path, keep: self.landing[(path, keep)], guard)
+
+
+def _both_spellings(paths: Sequence[Path]) -> tuple[Path, ...]:
+    """Each path `..`-folded and resolved, so a check matches it however the target is spelled."""
+    return tuple(dict.fromkeys(p for path in paths for p in (Path(os.path.normpath(path)), path.resolve())))
 
 
 def _protected_name(path: Path, roots: Sequence[Path]) -> bool:

@@ -20,7 +20,12 @@ from tether_server.tools.apply_patch import (
     parse_patch,
     plan_patch,
 )
-from tether_server.tools.apply_patch.boundary import OUTSIDE_REASON, PROTECTED_REASON, SYMLINK_REASON
+from tether_server.tools.apply_patch.boundary import (
+    HIDDEN_REASON,
+    OUTSIDE_REASON,
+    PROTECTED_REASON,
+    SYMLINK_REASON,
+)
 
 WORKSPACE_WRITE: dict[str, Any] = {
     "type": "workspaceWrite",
@@ -208,3 +213,14 @@ def test_a_protected_directory_is_refused_by_identity_when_not_approved(ws: Path
     with pytest.raises(PatchApplyError, match="protected"):
         checked.apply()
     assert not (ws / "vendor/config").exists()
+
+
+def test_a_hidden_credential_store_inside_the_workspace_needs_approval(ws: Path, home: Path) -> None:
+    """A workspace that holds the user's `.ssh` (cwd = $HOME): hidden from commands, so a patch asks."""
+    (ws / ".ssh").mkdir()
+    fence = PatchBoundary.for_turn(WORKSPACE_WRITE, ws, {}, [home], [ws / ".ssh"])
+    text = patch("*** Add File: .ssh/authorized_keys", "+ssh-ed25519 AAAA attacker")
+    checked = fence.check(plan_patch(parse_patch(text), ws, None))
+    assert reasons(checked) == [HIDDEN_REASON]
+    full = PatchBoundary.for_turn({"type": "dangerFullAccess"}, ws, {}, [home], [ws / ".ssh"])
+    assert full.check(plan_patch(parse_patch(text), ws, None)).escalations == ()
