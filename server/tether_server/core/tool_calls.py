@@ -407,7 +407,7 @@ async def emit_turn_diff(ctx: ToolContext) -> None:
     after: dict[Path, str | None] = {}
     for path in ctx.turn_files_before:
         try:
-            after[path] = path.read_text(encoding="utf-8")
+            after[path] = ap.read_regular(path).decode("utf-8")  # a planted FIFO must not block
         except (FileNotFoundError, IsADirectoryError):
             after[path] = None
         except (OSError, UnicodeDecodeError):

@@ -20,7 +20,7 @@ Verification errors reach the model as `verification_failed_text(err)`.
 
 from __future__ import annotations
 
-from tether_server.tools.apply_patch.apply import apply_planned, plan_patch
+from tether_server.tools.apply_patch.apply import apply_planned, plan_patch, read_regular
 from tether_server.tools.apply_patch.boundary import CheckedPatch, Escalation, PatchBoundary
 from tether_server.tools.apply_patch.diff import git_blob_oid, turn_diff, unified_diff
 from tether_server.tools.apply_patch.invocation import (
@@ -88,6 +88,7 @@ __all__ = [
     "parse_invocation",
     "parse_patch",
     "plan_patch",
+    "read_regular",
     "read_snapshot",
     "seek_sequence",
     "summarize",

@@ -22,6 +22,8 @@ from tether_server.tools.apply_patch import (
     PatchError,
     parse_patch,
     plan_patch,
+    read_regular,
+    read_snapshot,
 )
 from tether_server.tools.apply_patch.writer import WriteGuard, remove_file, write_file
 
@@ -155,3 +157,14 @@ def test_a_fifo_is_refused_instead_of_blocking(ws: Path) -> None:
     add = checked(patch("*** Add File: pipe", "+y"), ws)
     errors = _bounded(add.apply)
     assert len(errors) == 1 and isinstance(errors[0], PatchApplyError)
+
+
+def test_reading_back_a_target_swapped_for_a_fifo_does_not_block(ws: Path) -> None:
+    """After a write the daemon reads targets back for the turn diff; a racing command may have
+    replaced one with a FIFO, which a plain open() would wait on forever."""
+    os.mkfifo(ws / "swapped")
+    errors = _bounded(lambda: read_regular(ws / "swapped"))
+    assert len(errors) == 1 and isinstance(errors[0], OSError)
+    snapshot: dict[Path, str | None] = {}
+    assert _bounded(lambda: snapshot.update(read_snapshot([ws / "swapped", ws / "notes.txt"]))) == []
+    assert snapshot == {ws / "swapped": None, ws / "notes.txt": "old\n"}
