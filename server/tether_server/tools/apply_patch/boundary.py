@@ -166,7 +166,7 @@ class PatchBoundary:
 
     def guard(self, *, approved: bool) -> WriteGuard:
         """What the writer re-checks on every directory it opens (by identity, so a rename cannot
-        smuggle a protected directory in under an allowed name); approval lifts only `protected`."""
+        smuggle a protected directory in under an allowed name); approval lifts all but `private`."""
         return WriteGuard(self.private_ids if approved else self.private_ids | self.protected_ids)
 
 
