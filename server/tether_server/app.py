@@ -149,6 +149,9 @@ class App:
         else:
             _log.warning("sandbox.unavailable", reason=capability.reason, fix=capability.fix)
         brokers: list[ApprovalBroker] = []
+        # Commands never see the daemon's home (database, rules, control socket) nor its
+        # credentials; patches never write them.
+        private = outermost([self.home, *self.hidden_paths])
         deps = SessionDeps(
             provider_for=self.providers,
             home=self.home,
@@ -157,8 +160,8 @@ class App:
             context_window=cfg.model_context_window,
             auto_compact_token_limit=cfg.model_auto_compact_token_limit,
             allow_login_shell=cfg.allow_login_shell,
-            # Commands never see the daemon's home (database, control socket) nor its credentials.
-            gate=SandboxGate(capability, [self.home, *self.hidden_paths]),
+            gate=SandboxGate(capability, private),
+            private_paths=tuple(private),
             env=command_env(os.environ, cfg),
             approvals_for=lambda thread_id: brokers[0].port(thread_id),
             exec_rules=ExecRules(self.home / RULES_DIR),

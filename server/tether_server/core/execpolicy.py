@@ -18,7 +18,9 @@ from __future__ import annotations
 
 import ast
 import json
+import os
 import shlex
+import stat
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -189,17 +191,54 @@ def _examples(value: Any, where: str, name: str) -> list[list[str]]:
 def load_policy(rules_dir: Path) -> ExecPolicy:
     """Every `*.rules` file in `rules_dir`, in name order.
 
+    Only a file the user controls may loosen the policy: a regular file (not a symlink), owned
+    by the daemon's user or root, writable by nobody else, in a directory of the same kind. Any
+    other file (one a model could have written, say a symlink into a workspace) contributes its
+    `prompt` and `forbidden` rules only, and is skipped when invalid, so it can neither allow a
+    command nor void the policy.
+
     Raises:
-        RulesError: a file is unreadable or invalid.
+        RulesError: a file the user controls is unreadable or invalid.
     """
+    dir_trusted = _user_controlled(rules_dir)
     rules: list[PrefixRule] = []
     for path in sorted(rules_dir.glob("*.rules")):
+        trusted = dir_trusted and _user_controlled(path)
         try:
-            text = path.read_text(encoding="utf-8")
-        except (OSError, UnicodeDecodeError) as exc:
-            raise RulesError(f"{path}: cannot read: {exc}") from None
-        rules += parse_rules(text, str(path))
+            parsed = parse_rules(_read_text(path), str(path))
+        except RulesError as exc:
+            if trusted:
+                raise
+            _log.warning("execpolicy.untrusted_invalid_skipped", path=str(path), error=str(exc))
+            continue
+        if not trusted:
+            _log.warning(
+                "execpolicy.untrusted_file", path=str(path), effect="prompt and forbidden rules only"
+            )
+            parsed = [rule for rule in parsed if rule.decision != "allow"]
+        rules += parsed
     return ExecPolicy(tuple(rules))
+
+
+def _user_controlled(path: Path) -> bool:
+    try:
+        st = path.lstat()
+    except OSError:
+        return False
+    owner_ok = st.st_uid in (os.geteuid(), 0)
+    return owner_ok and not stat.S_ISLNK(st.st_mode) and not st.st_mode & (stat.S_IWGRP | stat.S_IWOTH)
+
+
+def _read_text(path: Path) -> str:
+    """A rules file's text; a FIFO or device is refused rather than blocking the daemon."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+        with os.fdopen(fd, "rb") as file:
+            if not stat.S_ISREG(os.fstat(fd).st_mode):
+                raise RulesError(f"{path}: cannot read: not a regular file")
+            return file.read().decode("utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise RulesError(f"{path}: cannot read: {exc}") from None
 
 
 def format_allow_rule(prefix: Sequence[str]) -> str:
@@ -220,7 +259,10 @@ def _signature(rules_dir: Path) -> tuple[tuple[str, int, int], ...]:
 class ExecRules:
     """The rules of one Tether home: reloaded when the files change, extended by approvals.
 
-    An invalid file makes the whole policy empty (with a logged warning), as Codex does.
+    Reloading mid-turn is safe because only the user can change what loosens the policy: the
+    home is hidden from sandboxed commands, patches never write it (`apply_patch.boundary`),
+    and `load_policy` lets only user-controlled files allow anything. An invalid file the user
+    controls makes the whole policy empty (with a logged warning), as Codex does.
     """
 
     rules_dir: Path
@@ -249,10 +291,12 @@ class ExecRules:
         """
         if not prefix or not all(isinstance(t, str) and t for t in prefix):
             raise RulesError("an execpolicy amendment must be a non-empty list of strings")
-        self.rules_dir.mkdir(parents=True, exist_ok=True)
+        self.rules_dir.mkdir(mode=0o700, parents=True, exist_ok=True)
         path = self.rules_dir / DEFAULT_RULES_FILE
-        existing = path.read_text(encoding="utf-8") if path.exists() else ""
-        separator = "" if not existing or existing.endswith("\n") else "\n"
-        with path.open("a", encoding="utf-8") as out:
+        # O_NOFOLLOW: the user's approval is written into the home, never through a planted link.
+        fd = os.open(path, os.O_RDWR | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
+        with os.fdopen(fd, "r+", encoding="utf-8") as out:
+            existing = out.read()
+            separator = "" if not existing or existing.endswith("\n") else "\n"
             out.write(separator + format_allow_rule(prefix))
         self._signature = None

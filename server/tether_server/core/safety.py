@@ -260,10 +260,20 @@ def _heuristic(
     return CommandDecision("allow", True)
 
 
+_OUTSIDE_PROJECT = "writing outside of the project; rejected by user approval settings"
+
+
 def patch_verdict(
-    approval_policy: Any, sandbox_policy: dict[str, Any], inside_roots: bool
+    approval_policy: Any,
+    sandbox_policy: dict[str, Any],
+    inside_roots: bool,
+    escalation_reason: str | None = None,
 ) -> tuple[Verdict, str]:
-    """apply_patch: allow when every path is writable under the sandbox, else ask or refuse."""
+    """apply_patch: allow when every path is writable under the sandbox, else ask or refuse.
+
+    `escalation_reason` says why a path is not writable (outside the project, a protected
+    `.git`/`.codex`/`.agents`, a symlink leading out); the model sees it when the policy refuses.
+    """
     name = policy_name(approval_policy)
     if name == "untrusted":
         return "prompt", ""
@@ -274,5 +284,5 @@ def patch_verdict(
     ):
         if sandbox_policy.get("type") == "readOnly":
             return "reject", "writing is blocked by read-only sandbox; rejected by user approval settings"
-        return "reject", "writing outside of the project; rejected by user approval settings"
+        return "reject", escalation_reason or _OUTSIDE_PROJECT
     return "prompt", ""

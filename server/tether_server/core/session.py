@@ -48,6 +48,8 @@ class SessionDeps:
     exec_rules: ExecRules | None = None
     auto_compact_token_limit: int | None = None
     allow_login_shell: bool = True
+    private_paths: tuple[Path, ...] = ()
+    hidden_paths: tuple[Path, ...] = ()
 
 
 @dataclass
@@ -326,6 +328,8 @@ class ThreadSession:
             approved_for_session=self.approved_for_session,
             allow_login_shell=self.deps.allow_login_shell,
             exec_rules=self.deps.exec_rules,
+            private_paths=self.deps.private_paths,
+            hidden_paths=self.deps.hidden_paths,
         )
 
     async def _ask(self, method: str, params: dict[str, Any]) -> dict[str, Any]:

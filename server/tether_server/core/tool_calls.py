@@ -15,7 +15,6 @@ from tether_server.core.execpolicy import ExecRules, RulesError
 from tether_server.core.ids import now_ms
 from tether_server.core.ports import ApprovalDenied, EventSink
 from tether_server.errors import SandboxError, TetherError
-from tether_server.sandbox.policy import SandboxPolicy
 from tether_server.sandbox.runner import PreparedCommand
 from tether_server.tools import apply_patch as ap
 from tether_server.tools.exec.sessions import ExecRequest, ProcessSessions
@@ -49,6 +48,10 @@ class ToolContext:
     session_items: dict[int, str] = field(default_factory=dict)
     exec_rules: ExecRules | None = None
     allow_login_shell: bool = True
+    # Never written by a patch, even when approved (the daemon's home, sockets, tokens).
+    private_paths: tuple[Path, ...] = ()
+    # Hidden from commands but not the daemon's (credential stores): a patch there needs approval.
+    hidden_paths: tuple[Path, ...] = ()
 
 
 @dataclass
@@ -328,30 +331,13 @@ async def update_plan(ctx: ToolContext, call_id: str, args: dict[str, Any]) -> T
     return ToolOutput("Plan updated")
 
 
-def _writable_roots(ctx: ToolContext) -> list[Path] | None:
-    kind = ctx.sandbox_policy.get("type")
-    if kind in ("dangerFullAccess", "externalSandbox"):
-        return None
-    if kind == "workspaceWrite":
-        policy = SandboxPolicy.from_wire(ctx.sandbox_policy)
-        return list(policy.effective_writable_roots(ctx.cwd, ctx.env))
-    return []
-
-
-def _all_writable(ctx: ToolContext, changes: list[ap.PlannedChange]) -> bool:
-    roots = _writable_roots(ctx)
-    if roots is None:
-        return True
-    paths = [c.path for c in changes] + [c.move_path for c in changes if c.move_path is not None]
-    return all(ap.is_writable(p, roots) for p in paths)
-
-
 async def _approve_patch(
-    ctx: ToolContext, item: dict[str, Any], changes: list[ap.PlannedChange]
+    ctx: ToolContext, item: dict[str, Any], checked: ap.CheckedPatch
 ) -> ToolOutput | None:
     """None when the patch may be written; otherwise what the model is told."""
+    changes = checked.changes
     verdict, reason = safety.patch_verdict(
-        ctx.approval_policy, ctx.sandbox_policy, _all_writable(ctx, changes)
+        ctx.approval_policy, ctx.sandbox_policy, not checked.escalations, checked.reason
     )
     if verdict == "allow":
         return None
@@ -381,16 +367,23 @@ async def _approve_patch(
 
 async def apply_patch(ctx: ToolContext, call_id: str, patch_text: str) -> ToolOutput:
     started = time.monotonic()
+    boundary = ap.PatchBoundary.for_turn(
+        ctx.sandbox_policy, ctx.cwd, ctx.env, ctx.private_paths, ctx.hidden_paths
+    )
     try:
         hunks = ap.parse_patch(patch_text)
         if not hunks:
             return ToolOutput(ap.EMPTY_PATCH_TEXT, success=False)
+        boundary.check_private(hunks, ctx.cwd)
         changes = ap.plan_patch(hunks, ctx.cwd, None)
+        checked = boundary.check(changes)
+    except ap.PatchRefusedError as exc:
+        return ToolOutput(f"patch rejected: {exc}", success=False)
     except ap.PatchError as exc:
         return ToolOutput(ap.verification_failed_text(exc), success=False)
     item = items.file_change(call_id, ap.changes_to_wire(changes, ctx.cwd), now_ms())
     await _started(ctx, item)
-    refused = await _approve_patch(ctx, item, changes)
+    refused = await _approve_patch(ctx, item, checked)
     if refused is not None:
         return refused
     for change in changes:
@@ -398,7 +391,7 @@ async def apply_patch(ctx: ToolContext, call_id: str, patch_text: str) -> ToolOu
         if change.move_path is not None:
             ctx.turn_files_before.setdefault(change.move_path, None)
     try:
-        ap.apply_planned(changes)
+        checked.apply()
     except ap.PatchError as exc:
         item["status"] = "failed"
         await _completed(ctx, item)
@@ -414,7 +407,7 @@ async def emit_turn_diff(ctx: ToolContext) -> None:
     after: dict[Path, str | None] = {}
     for path in ctx.turn_files_before:
         try:
-            after[path] = path.read_text(encoding="utf-8")
+            after[path] = ap.read_regular(path).decode("utf-8")  # a planted FIFO must not block
         except (FileNotFoundError, IsADirectoryError):
             after[path] = None
         except (OSError, UnicodeDecodeError):

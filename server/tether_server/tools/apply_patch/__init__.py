@@ -4,10 +4,13 @@ Typical use by the tool handler (`turn_before` is per turn; first snapshot of a 
 
     hunks = parse_patch(text)                        # PatchParseError
     if not hunks: ...                                # EMPTY_PATCH_TEXT
-    changes = plan_patch(hunks, cwd, roots)          # PatchApplyError / PatchOutsideRootsError
+    boundary = PatchBoundary.for_turn(sandbox_policy, thread_cwd, env, private_paths)
+    boundary.check_private(hunks, cwd)               # PatchRefusedError: never written, never read
+    changes = plan_patch(hunks, cwd, None)           # PatchApplyError
+    checked = boundary.check(changes)                # checked.escalations: ask or refuse per policy
     for path, text in read_snapshot(touched_paths(changes)).items():
         turn_before.setdefault(path, text)
-    apply_planned(changes)                           # PatchApplyError (I/O, after verification)
+    checked.apply()                                  # PatchApplyError (I/O, symlink met, after verification)
     output = summarize(changes)
     wire = changes_to_wire(changes, cwd)             # fileChange item `changes`
     diff = turn_diff(turn_before, read_snapshot(turn_before), cwd)
@@ -17,7 +20,8 @@ Verification errors reach the model as `verification_failed_text(err)`.
 
 from __future__ import annotations
 
-from tether_server.tools.apply_patch.apply import apply_planned, plan_patch
+from tether_server.tools.apply_patch.apply import apply_planned, plan_patch, read_regular
+from tether_server.tools.apply_patch.boundary import CheckedPatch, Escalation, PatchBoundary
 from tether_server.tools.apply_patch.diff import git_blob_oid, turn_diff, unified_diff
 from tether_server.tools.apply_patch.invocation import (
     IMPLICIT_INVOCATION_TEXT,
@@ -35,6 +39,7 @@ from tether_server.tools.apply_patch.model import (
     PatchError,
     PatchOutsideRootsError,
     PatchParseError,
+    PatchRefusedError,
     PlannedChange,
     UpdateChunk,
     UpdateFile,
@@ -58,13 +63,17 @@ __all__ = [
     "IMPLICIT_INVOCATION_TEXT",
     "OUTSIDE_ROOTS_REASON",
     "AddFile",
+    "CheckedPatch",
     "DeleteFile",
+    "Escalation",
     "Hunk",
     "PatchApplyError",
+    "PatchBoundary",
     "PatchError",
     "PatchInvocation",
     "PatchOutsideRootsError",
     "PatchParseError",
+    "PatchRefusedError",
     "PlannedChange",
     "UpdateChunk",
     "UpdateFile",
@@ -79,6 +88,7 @@ __all__ = [
     "parse_invocation",
     "parse_patch",
     "plan_patch",
+    "read_regular",
     "read_snapshot",
     "seek_sequence",
     "summarize",

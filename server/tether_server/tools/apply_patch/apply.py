@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import errno
 import os
+import stat
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
@@ -23,6 +24,7 @@ from tether_server.tools.apply_patch.model import (
 )
 from tether_server.tools.apply_patch.replace import apply_chunks
 from tether_server.tools.apply_patch.roots import OUTSIDE_ROOTS_REASON, paths_outside
+from tether_server.tools.apply_patch.writer import WriteGuard, remove_file, resolve_target, write_file
 
 
 def os_error_text(exc: OSError) -> str:
@@ -44,9 +46,7 @@ class _Overlay:
             if content is None:
                 raise FileNotFoundError(errno.ENOENT, os.strerror(errno.ENOENT))
             return content
-        if path.is_dir():
-            raise IsADirectoryError(errno.EISDIR, os.strerror(errno.EISDIR))
-        return path.read_bytes().decode("utf-8")
+        return read_regular(path).decode("utf-8")
 
     def peek(self, path: Path) -> str | None:
         try:
@@ -56,6 +56,18 @@ class _Overlay:
 
     def write(self, path: Path, content: str | None) -> None:
         self._files[path] = content
+
+
+def read_regular(path: Path) -> bytes:
+    """The bytes of a regular file; a FIFO or device is refused instead of blocking the daemon."""
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+    with os.fdopen(fd, "rb") as file:
+        mode = os.fstat(fd).st_mode
+        if stat.S_ISDIR(mode):
+            raise IsADirectoryError(errno.EISDIR, os.strerror(errno.EISDIR))
+        if not stat.S_ISREG(mode):
+            raise OSError(errno.EINVAL, "not a regular file")
+        return file.read()
 
 
 def _read(overlay: _Overlay, path: Path, context: str) -> str:
@@ -133,22 +145,26 @@ def _check_roots(changes: Sequence[PlannedChange], roots: Sequence[Path]) -> Non
         raise PatchOutsideRootsError(OUTSIDE_ROOTS_REASON, tuple(outside))
 
 
-def _write(path: Path, content: str) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_bytes(content.encode("utf-8"))
+Landing = Callable[[Path, bool], Path]
+"""(path as planned, keep_link) → the canonical path to write or unlink (see `writer`)."""
 
 
-def _apply_one(change: PlannedChange) -> None:
+def _resolve_now(path: Path, keep_link: bool) -> Path:
+    return resolve_target(path, keep_link=keep_link)
+
+
+def _apply_one(change: PlannedChange, land: Landing, guard: WriteGuard) -> None:
     if change.kind == "delete":
-        if change.path.is_dir():
-            raise PatchApplyError(f"Failed to delete file {change.path}: path is a directory")
-        _guarded(change.path.unlink, f"Failed to delete file {change.path}")
+        where = land(change.path, True)
+        _guarded(lambda: remove_file(where, guard), f"Failed to delete file {change.path}")
         return
     target = change.move_path or change.path
-    content = change.new_content or ""
-    _guarded(lambda: _write(target, content), f"Failed to write file {target}")
+    data = (change.new_content or "").encode("utf-8")
+    where = land(target, False)
+    _guarded(lambda: write_file(where, data, guard), f"Failed to write file {target}")
     if change.move_path is not None and change.move_path != change.path:
-        _guarded(change.path.unlink, f"Failed to remove original {change.path}")
+        source = land(change.path, True)
+        _guarded(lambda: remove_file(source, guard), f"Failed to remove original {change.path}")
 
 
 def _guarded(action: Callable[[], object], context: str) -> None:
@@ -158,13 +174,23 @@ def _guarded(action: Callable[[], object], context: str) -> None:
         raise PatchApplyError(f"{context}: {os_error_text(exc)}") from exc
 
 
-def apply_planned(changes: Sequence[PlannedChange]) -> None:
+def apply_planned(
+    changes: Sequence[PlannedChange], land: Landing | None = None, guard: WriteGuard | None = None
+) -> None:
     """Write planned changes in order, creating parent directories.
 
-    Not transactional on I/O failure: earlier changes stay written (as in Codex).
+    Every write walks directory fds without following symlinks (see `writer`). Not transactional
+    on I/O failure: earlier changes stay written (as in Codex).
+
+    Args:
+        changes: from `plan_patch`.
+        land: the canonical path each target was checked at (`PatchBoundary.check`); by default
+            each is resolved now, which suits callers that enforce no boundary.
+        guard: identities never to enter or overwrite.
 
     Raises:
-        PatchApplyError: an I/O failure, with the file named.
+        PatchApplyError: an I/O failure, with the file named, or a symlink or protected path met
+            on the way.
     """
     for change in changes:
-        _apply_one(change)
+        _apply_one(change, land or _resolve_now, guard or WriteGuard())

@@ -27,6 +27,10 @@ class PatchApplyError(PatchError):
     """A file is missing, unreadable, or its expected lines cannot be found."""
 
 
+class PatchRefusedError(PatchError):
+    """A target is one of the daemon's private paths: refused whatever the approval policy."""
+
+
 class PatchOutsideRootsError(PatchError):
     """A touched path (or move destination) lies outside every writable root."""
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
+from tether_server.tools.apply_patch.apply import read_regular
 from tether_server.tools.apply_patch.model import PlannedChange
 
 
@@ -19,11 +20,11 @@ def touched_paths(changes: Sequence[PlannedChange]) -> list[Path]:
 
 
 def read_snapshot(paths: Iterable[Path]) -> dict[Path, str | None]:
-    """Current text of each path; None when it is absent or not readable as UTF-8 text."""
+    """Current text of each path; None when it is absent, not a regular file or not UTF-8 text."""
     snapshot: dict[Path, str | None] = {}
     for path in paths:
         try:
-            snapshot[path] = path.read_bytes().decode("utf-8")
+            snapshot[path] = read_regular(path).decode("utf-8")
         except (OSError, UnicodeDecodeError):
             snapshot[path] = None
     return snapshot
