@@ -28,6 +28,7 @@ if TYPE_CHECKING:
     from tether_server.providers.responses import ResponsesProvider
 from tether_server.rpc.connection import Connection
 from tether_server.rpc.dispatcher import Dispatcher
+from tether_server.sandbox.hidden import host_hidden_paths, outermost
 from tether_server.sandbox.policy import SandboxPolicy
 from tether_server.sandbox.probe import SandboxCapability, probe_sandbox
 from tether_server.sandbox.runner import PreparedCommand
@@ -88,17 +89,6 @@ class Providers:
             await provider.aclose()
 
 
-def outermost(paths: list[Path]) -> list[Path]:
-    """Drop paths inside another one: hiding the parent hides them, and bwrap cannot mount into a
-    directory it has already replaced."""
-    resolved = sorted({p.resolve() for p in paths}, key=lambda p: len(p.parts))
-    kept: list[Path] = []
-    for path in resolved:
-        if not any(path.is_relative_to(parent) for parent in kept):
-            kept.append(path)
-    return kept
-
-
 class SandboxGate:
     """Wraps each command for its thread's sandbox policy, using the capability probed at start."""
 
@@ -107,15 +97,18 @@ class SandboxGate:
         self.hidden_paths = outermost(hidden_paths)
 
     def __call__(
-        self, policy: dict[str, Any], cwd: Path, argv: list[str], sandboxed: bool
+        self, policy: dict[str, Any], cwd: Path, workdir: Path, argv: list[str], sandboxed: bool
     ) -> PreparedCommand:
+        """Wrap `argv`: `cwd` is the policy cwd (a writable root), `workdir` only where it starts."""
         if not sandboxed:
             return PreparedCommand(argv=list(argv))
         try:
             sandbox_policy = SandboxPolicy.from_wire(policy)
         except TetherError as exc:
             raise SandboxError(f"invalid sandbox policy: {exc.message}") from None
-        return prepare_command(sandbox_policy, cwd, argv, self.capability, hidden_paths=self.hidden_paths)
+        return prepare_command(
+            sandbox_policy, cwd, argv, self.capability, hidden_paths=self.hidden_paths, workdir=workdir
+        )
 
 
 @dataclass
@@ -152,6 +145,9 @@ class App:
         # Commands never see the daemon's home (database, rules, control socket) nor its
         # credentials; patches never write them.
         private = outermost([self.home, *self.hidden_paths])
+        # Nor the host's runtime sockets or the credential stores in the user's home; a patch
+        # there needs approval.
+        host = host_hidden_paths(os.environ, readable_credentials=cfg.tether.sandbox_readable_credentials)
         deps = SessionDeps(
             provider_for=self.providers,
             home=self.home,
@@ -160,8 +156,9 @@ class App:
             context_window=cfg.model_context_window,
             auto_compact_token_limit=cfg.model_auto_compact_token_limit,
             allow_login_shell=cfg.allow_login_shell,
-            gate=SandboxGate(capability, private),
+            gate=SandboxGate(capability, [*private, *host]),
             private_paths=tuple(private),
+            hidden_paths=tuple(host),
             env=command_env(os.environ, cfg),
             approvals_for=lambda thread_id: brokers[0].port(thread_id),
             exec_rules=ExecRules(self.home / RULES_DIR),

@@ -83,7 +83,13 @@ class ShellEnvironmentPolicy(_Table):
 
 
 class TetherSettings(_Table):
-    """`[tether]`: keys only Tether reads. None exist yet, so every key here warns."""
+    """`[tether]`: keys only Tether reads.
+
+    `sandbox_readable_credentials`: names among `.aws`, `.ssh`, `.gnupg`, `.netrc`, `.docker` in
+    the daemon user's home that sandboxed commands may still read (all are hidden by default).
+    """
+
+    sandbox_readable_credentials: tuple[StrictStr, ...] = ()
 
 
 def _builtin_providers() -> dict[str, ModelProviderInfo]:

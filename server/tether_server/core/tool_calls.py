@@ -21,8 +21,9 @@ from tether_server.tools.exec.sessions import ExecRequest, ProcessSessions
 from tether_server.tools.exec.shell import build_shell_argv, join_command, parse_command_actions
 
 PARALLEL_TOOLS = frozenset({"exec_command"})
-CommandGate = Callable[[dict[str, Any], Path, list[str], bool], PreparedCommand]
-"""(sandbox policy, cwd, argv, sandboxed) → the command to spawn; raises SandboxError when it cannot."""
+CommandGate = Callable[[dict[str, Any], Path, Path, list[str], bool], PreparedCommand]
+"""(sandbox policy, policy cwd, workdir, argv, sandboxed) → the command to spawn; raises SandboxError
+when it cannot. Only the policy cwd (the turn's) is a writable root; the workdir is where it starts."""
 Ask = Callable[[str, dict[str, Any]], Awaitable[dict[str, Any]]]
 AMENDMENT_DECISION = "acceptWithExecpolicyAmendment"
 
@@ -241,7 +242,7 @@ async def _run_command(
     call_id = str(item["id"])
     started = time.monotonic()
     try:
-        prepared = ctx.gate(ctx.sandbox_policy, cwd, argv, sandboxed)
+        prepared = ctx.gate(ctx.sandbox_policy, ctx.cwd, cwd, argv, sandboxed)
     except SandboxError as exc:
         item.update(status="failed", aggregatedOutput=exc.message, durationMs=0)
         await _completed(ctx, item)
@@ -365,7 +366,10 @@ async def _approve_patch(
     return ToolOutput("patch rejected by user", success=False)
 
 
-async def apply_patch(ctx: ToolContext, call_id: str, patch_text: str) -> ToolOutput:
+async def apply_patch(
+    ctx: ToolContext, call_id: str, patch_text: str, base: Path | None = None
+) -> ToolOutput:
+    """Apply a patch whose relative paths resolve against `base` (the turn's cwd by default)."""
     started = time.monotonic()
     boundary = ap.PatchBoundary.for_turn(
         ctx.sandbox_policy, ctx.cwd, ctx.env, ctx.private_paths, ctx.hidden_paths
@@ -374,8 +378,9 @@ async def apply_patch(ctx: ToolContext, call_id: str, patch_text: str) -> ToolOu
         hunks = ap.parse_patch(patch_text)
         if not hunks:
             return ToolOutput(ap.EMPTY_PATCH_TEXT, success=False)
-        boundary.check_private(hunks, ctx.cwd)
-        changes = ap.plan_patch(hunks, ctx.cwd, None)
+        patch_cwd = base or ctx.cwd
+        boundary.check_private(hunks, patch_cwd)
+        changes = ap.plan_patch(hunks, patch_cwd, None)
         checked = boundary.check(changes)
     except ap.PatchRefusedError as exc:
         return ToolOutput(f"patch rejected: {exc}", success=False)
@@ -429,6 +434,17 @@ async def dispatch(ctx: ToolContext, call: dict[str, Any]) -> dict[str, Any]:
     return {"type": out_type, "call_id": call_id, "output": output.text}
 
 
+def _patch_base(ctx: ToolContext, args: dict[str, Any], invocation: ap.PatchInvocation) -> Path:
+    """`workdir`, then the script's `cd <dir>`, each relative to the one before (as the shell would)."""
+    base = ctx.cwd
+    workdir = args.get("workdir")
+    if isinstance(workdir, str) and workdir:
+        base = base / workdir
+    if invocation.workdir:
+        base = base / invocation.workdir
+    return base.resolve()
+
+
 async def _run(ctx: ToolContext, kind: Any, name: str, call_id: str, call: dict[str, Any]) -> ToolOutput:
     if kind == "custom_tool_call":
         if name == "apply_patch":
@@ -436,9 +452,9 @@ async def _run(ctx: ToolContext, kind: Any, name: str, call_id: str, call: dict[
         return ToolOutput(f"unsupported custom tool call: {name}", success=False)
     args = parse_arguments(str(call.get("arguments", "")))
     if name == "exec_command":
-        patch = ap.extract_patch_from_command(build_shell_argv(str(args.get("cmd", "")), None, True))
-        if patch is not None:
-            return await apply_patch(ctx, call_id, patch)
+        invocation = ap.parse_invocation(build_shell_argv(str(args.get("cmd", "")), None, True))
+        if invocation is not None:
+            return await apply_patch(ctx, call_id, invocation.patch, _patch_base(ctx, args, invocation))
         return await exec_command(ctx, call_id, args)
     if name == "write_stdin":
         return await write_stdin(ctx, call_id, args)

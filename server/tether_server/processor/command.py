@@ -201,7 +201,9 @@ async def exec_command(state: ServerState, ctx: RequestContext, params: CommandE
     if execs.has(conn.id, process_id):
         raise InvalidRequest(f'duplicate active command/exec process id: "{process_id}"')
     cwd = _cwd(params)
-    prepared = state.threads.deps.gate(_sandbox_policy(state, params), cwd, list(params.command), True)
+    # The request's cwd is also its policy cwd (as in Codex); `/` and system dirs never become
+    # writable roots (sandbox.mounts.SYSTEM_ROOTS).
+    prepared = state.threads.deps.gate(_sandbox_policy(state, params), cwd, cwd, list(params.command), True)
     spec = _spec(params, prepared, cwd, _env(state, params))
     streaming = params.tty or params.stream_stdout_stderr
     try:

@@ -36,7 +36,8 @@ def build_bwrap_argv(
 
     Args:
         policy: a read-only or workspace-write policy.
-        cwd: working directory inside the sandbox (canonical).
+        cwd: the command's working directory inside the sandbox (canonical); it is only the
+            `--chdir` target, never a writable root by itself.
         command: the command and its arguments.
         mounts: canonical mount plan from `mounts.plan_mounts` (writable roots, protected
             subpaths, stubs, hidden paths).
@@ -68,7 +69,9 @@ def build_bwrap_argv(
 
 def _namespaces(policy: SandboxPolicy) -> list[str]:
     # --unshare-pid makes killing the outer bwrap take the whole tree down (sandbox.md §2.6).
-    flags = ["--new-session", "--die-with-parent", "--unshare-user", "--unshare-pid"]
+    # --disable-userns (needs --unshare-user): no nested user namespace, so no fresh capability set
+    # from which to remount or unmount what the sandbox protects.
+    flags = ["--new-session", "--die-with-parent", "--unshare-user", "--disable-userns", "--unshare-pid"]
     flags += ["--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try"]
     if not policy.network_access:
         flags.append("--unshare-net")

@@ -3,6 +3,10 @@
 This is the only impure step before the argv is built: it canonicalises roots, finds the
 protected subpaths (`.git`, `.codex`, `.agents`, a `.git` file's gitdir) and classifies hidden
 paths. Everything it returns is absolute and canonical, so `bwrap.build_bwrap_argv` stays pure.
+
+Two directories are kept apart: the *policy cwd* (the thread's or request's cwd), which is a
+writable root under workspace-write, and the command's *workdir*, which is only where it starts.
+A workdir outside the writable roots is read-only like any other path there.
 """
 
 from __future__ import annotations
@@ -15,11 +19,19 @@ from pathlib import Path
 
 from tether_server.errors import SandboxError
 from tether_server.sandbox import stubs
+from tether_server.sandbox.hidden import outermost
 from tether_server.sandbox.policy import SandboxPolicy
 
 PROTECTED_NAMES: tuple[str, ...] = (".git", ".codex", ".agents")
-# Codex protects cwd/.codex even when it does not exist yet, so a command cannot create it.
-ALWAYS_PROTECTED_IN_CWD: tuple[str, ...] = (".codex",)
+# Protected in the policy cwd even when missing, so a command cannot plant them: a `.git/config`
+# written there would run its hooks (core.fsmonitor, ...) under the user's next host `git`.
+ALWAYS_PROTECTED_IN_CWD: tuple[str, ...] = (".git", ".codex")
+# Never writable roots: `--bind / /` would bring the host's /proc back over the fresh one, and the
+# system directories are nobody's workspace. Paths *inside* the pseudo filesystems are refused too.
+SYSTEM_ROOTS: frozenset[Path] = frozenset(
+    Path(p) for p in ("/", "/bin", "/boot", "/dev", "/etc", "/proc", "/run", "/sbin", "/sys", "/usr", "/var")
+)
+PSEUDO_FILESYSTEMS: tuple[Path, ...] = (Path("/proc"), Path("/sys"), Path("/dev"))
 
 
 @dataclass(frozen=True)
@@ -27,6 +39,7 @@ class MountPlan:
     """Canonical paths for each kind of mount, in the order bwrap must apply them.
 
     Attributes:
+        workdir: where the command starts (canonical); None only in hand-built plans.
         writable_roots: bound read-write, outer roots first.
         read_only_paths: existing protected paths re-bound read-only over the writable roots.
         stub_paths: missing protected paths; an empty directory is created before the run,
@@ -35,6 +48,7 @@ class MountPlan:
         hidden_files: covered by `/dev/null`.
     """
 
+    workdir: Path | None = None
     writable_roots: tuple[Path, ...] = ()
     read_only_paths: tuple[Path, ...] = ()
     stub_paths: tuple[Path, ...] = ()
@@ -43,17 +57,34 @@ class MountPlan:
 
 
 def plan_mounts(
-    policy: SandboxPolicy, cwd: Path, *, env: Mapping[str, str], hidden_paths: Sequence[Path] = ()
+    policy: SandboxPolicy,
+    cwd: Path,
+    *,
+    env: Mapping[str, str],
+    hidden_paths: Sequence[Path] = (),
+    workdir: Path | None = None,
 ) -> MountPlan:
-    """Inspect the filesystem and plan the mounts for `policy` with working directory `cwd`.
+    """Inspect the filesystem and plan the mounts for `policy` with policy cwd `cwd`.
 
-    Missing extra roots, `$TMPDIR` or `/tmp` are skipped (less access, never more).
+    Args:
+        policy: the command's policy; under workspace-write `cwd` is a writable root.
+        cwd: the policy cwd (absolute).
+        env: the command's environment, for `$TMPDIR`.
+        hidden_paths: paths the command must not see; nested ones are folded into their parent.
+        workdir: where the command starts (absolute); `cwd` when None. Never a writable root.
+
+    Missing extra roots, `$TMPDIR` or `/tmp` are skipped, as are roots that are system
+    directories or lie inside a hidden path (less access, never more).
 
     Raises:
-        SandboxError: cwd is missing or not a directory, or a protected path is a symlink.
+        SandboxError: cwd or workdir is missing, not a directory or hidden, or a protected path
+            is a symlink.
     """
-    real_cwd = _canonical_cwd(cwd)
-    roots = _canonical_roots(policy.effective_writable_roots(real_cwd, env))
+    hidden_dirs, hidden_files = _classify_hidden(outermost(hidden_paths))
+    hidden = hidden_dirs + hidden_files
+    real_cwd = _canonical_dir(cwd, "sandbox cwd", hidden)
+    real_workdir = real_cwd if workdir is None else _canonical_dir(workdir, "working directory", hidden)
+    roots = _canonical_roots(policy.effective_writable_roots(real_cwd, env), hidden)
     read_only: list[Path] = []
     stubs: list[Path] = []
     for root in roots:
@@ -61,8 +92,8 @@ def plan_mounts(
         read_only.extend(found)
         stubs.extend(missing)
     read_only.extend(_gitdir_targets(read_only, roots))
-    hidden_dirs, hidden_files = _classify_hidden(hidden_paths)
     return MountPlan(
+        workdir=real_workdir,
         writable_roots=roots,
         read_only_paths=tuple(dict.fromkeys(read_only)),
         stub_paths=tuple(dict.fromkeys(stubs)),
@@ -71,18 +102,35 @@ def plan_mounts(
     )
 
 
-def _canonical_cwd(cwd: Path) -> Path:
-    if not cwd.is_absolute():
-        raise SandboxError(f"sandbox cwd {str(cwd)!r} is not an absolute path")
-    real = Path(os.path.realpath(cwd))
+def is_system_path(path: Path) -> bool:
+    """True for `/`, a system directory or anything inside /proc, /sys or /dev (canonical paths)."""
+    if path in SYSTEM_ROOTS or (len(path.parts) == 2 and path.name.startswith("lib")):
+        return True
+    return any(path.is_relative_to(p) for p in PSEUDO_FILESYSTEMS)
+
+
+def _canonical_dir(path: Path, what: str, hidden: Sequence[Path]) -> Path:
+    if not path.is_absolute():
+        raise SandboxError(f"{what} {str(path)!r} is not an absolute path")
+    real = Path(os.path.realpath(path))
     if not real.is_dir():
-        raise SandboxError(f"sandbox cwd {str(cwd)!r} does not exist or is not a directory")
+        raise SandboxError(f"{what} {str(path)!r} does not exist or is not a directory")
+    cover = next((h for h in hidden if real.is_relative_to(h)), None)
+    if cover is not None:
+        raise SandboxError(
+            f"refusing to sandbox: {what} {str(path)!r} lies inside {str(cover)!r}, which is hidden "
+            "from sandboxed commands; run the command elsewhere"
+        )
     return real
 
 
-def _canonical_roots(roots: Iterable[Path]) -> tuple[Path, ...]:
+def _canonical_roots(roots: Iterable[Path], hidden: Sequence[Path]) -> tuple[Path, ...]:
     real = [Path(os.path.realpath(r)) for r in roots]
-    existing = dict.fromkeys(r for r in real if r.is_dir())
+    existing = dict.fromkeys(
+        r
+        for r in real
+        if r.is_dir() and not is_system_path(r) and not any(r.is_relative_to(h) for h in hidden)
+    )
     return tuple(sorted(existing, key=lambda p: len(p.parts)))
 
 

@@ -70,16 +70,20 @@ def prepare(
     *,
     hidden_paths: Sequence[Path] = (),
     env: Mapping[str, str] | None = None,
+    workdir: Path | None = None,
 ) -> PreparedCommand:
     """Wrap `argv` for `policy`; danger-full-access and external policies run it unchanged.
 
     Args:
         policy: the command's sandbox policy.
-        cwd: the command's working directory (absolute).
+        cwd: the policy cwd (absolute): the thread's or request's cwd, a writable root under
+            workspace-write.
         argv: the command.
         capability: the daemon's probe result.
         hidden_paths: paths the command must not see (daemon socket dir, credential dirs).
         env: the command's environment, for `$TMPDIR`; the daemon's by default.
+        workdir: where the command starts (absolute), `cwd` by default; it never becomes
+            writable by being the workdir.
 
     Raises:
         SandboxError: the sandbox is unavailable or the mounts cannot be set up safely.
@@ -87,7 +91,9 @@ def prepare(
     if not policy.wraps_commands:
         return PreparedCommand(argv=list(argv))
     _require_available(capability)
-    mounts = plan_mounts(policy, cwd, env=os.environ if env is None else env, hidden_paths=hidden_paths)
+    mounts = plan_mounts(
+        policy, cwd, env=os.environ if env is None else env, hidden_paths=hidden_paths, workdir=workdir
+    )
     program = seccomp.host_program(
         network_access=policy.network_access, strict=policy.strict_network_syscalls
     )
@@ -106,7 +112,7 @@ def prepare(
     prepared._cleanups += [lambda: os.close(status_read), lambda: os.close(status_write)]
     prepared.argv = build_bwrap_argv(
         policy,
-        Path(os.path.realpath(cwd)),
+        mounts.workdir or Path(os.path.realpath(cwd)),
         argv,
         mounts=mounts,
         seccomp_fd=fd,

@@ -10,7 +10,7 @@ from tether_server.sandbox.policy import SandboxPolicy
 
 PREFIX = [
     "/usr/bin/bwrap",
-    "--new-session", "--die-with-parent", "--unshare-user", "--unshare-pid",
+    "--new-session", "--die-with-parent", "--unshare-user", "--disable-userns", "--unshare-pid",
     "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try",
 ]  # fmt: skip
 BASE = [

@@ -22,9 +22,9 @@ def test_existing_protected_dirs_in_the_workspace_are_read_only(tmp_path: Path) 
     assert plan.stub_paths == ()
 
 
-def test_a_missing_codex_dir_in_cwd_is_planned_as_a_stub(tmp_path: Path) -> None:
+def test_a_missing_git_or_codex_dir_in_cwd_is_planned_as_a_stub(tmp_path: Path) -> None:
     plan = plan_mounts(NO_TMP, tmp_path, env={})
-    assert plan.stub_paths == (tmp_path.resolve() / ".codex",)
+    assert plan.stub_paths == (tmp_path.resolve() / ".git", tmp_path.resolve() / ".codex")
     assert plan.read_only_paths == ()
 
 
