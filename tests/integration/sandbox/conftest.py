@@ -27,14 +27,17 @@ async def _run_sandboxed(
     hidden_paths: Sequence[Path] = (),
     as_nobody: bool = False,
     env: Mapping[str, str] | None = None,
+    workdir: Path | None = None,
 ) -> Outcome:
     """Prepare `argv` for `policy`, run it to completion, clean up, and return what it printed."""
-    prepared = prepare(policy, cwd, argv, capability, hidden_paths=hidden_paths, env=env or {})
+    prepared = prepare(
+        policy, cwd, argv, capability, hidden_paths=hidden_paths, env=env or {}, workdir=workdir
+    )
     full = [*AS_NOBODY, *prepared.argv] if as_nobody else prepared.argv
     try:
         proc = await asyncio.create_subprocess_exec(
             *full,
-            cwd=cwd,
+            cwd=workdir or cwd,
             pass_fds=prepared.pass_fds,
             stdin=asyncio.subprocess.DEVNULL,
             stdout=asyncio.subprocess.PIPE,
@@ -49,7 +52,7 @@ async def _run_sandboxed(
 
 @pytest.fixture
 def run_sandboxed() -> Callable[..., Awaitable[Outcome]]:
-    """`await run_sandboxed(policy, cwd, argv, capability, hidden_paths=, as_nobody=, env=)`."""
+    """`await run_sandboxed(policy, cwd, argv, capability, hidden_paths=, as_nobody=, env=, workdir=)`."""
     return _run_sandboxed
 
 

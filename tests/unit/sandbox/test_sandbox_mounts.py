@@ -88,3 +88,46 @@ def test_hidden_paths_are_split_into_dirs_and_files_and_missing_ones_dropped(tmp
     )
     assert plan.hidden_dirs == ((tmp_path / "sock").resolve(),)
     assert plan.hidden_files == ((tmp_path / "auth.json").resolve(),)
+
+
+def test_the_workdir_is_where_the_command_starts_but_never_a_writable_root(tmp_path: Path) -> None:
+    workspace, elsewhere = tmp_path / "w", tmp_path / "elsewhere"
+    workspace.mkdir()
+    elsewhere.mkdir()
+    plan = plan_mounts(NO_TMP, workspace, env={}, workdir=elsewhere)
+    assert plan.workdir == elsewhere.resolve()
+    assert plan.writable_roots == (workspace.resolve(),)
+    assert all(elsewhere.resolve() != p for p in plan.stub_paths)
+
+
+@pytest.mark.parametrize("root", ["/", "/etc", "/usr", "/var", "/proc", "/proc/self", "/sys/fs", "/dev/shm"])
+def test_slash_and_system_dirs_never_become_writable_roots(root: str) -> None:
+    policy = SandboxPolicy(kind="workspace-write", writable_roots=(Path(root),), exclude_slash_tmp=True)
+    plan = plan_mounts(policy, Path(root), env={})
+    assert plan.writable_roots == ()
+    assert plan.stub_paths == ()  # nothing is created in a system dir either
+
+
+def test_a_root_inside_a_hidden_dir_is_dropped_and_a_cwd_there_is_refused(tmp_path: Path) -> None:
+    hidden = tmp_path / "run"
+    (hidden / "tmp").mkdir(parents=True)
+    workspace = tmp_path / "w"
+    workspace.mkdir()
+    policy = SandboxPolicy(kind="workspace-write", exclude_slash_tmp=True)
+    plan = plan_mounts(policy, workspace, env={"TMPDIR": str(hidden / "tmp")}, hidden_paths=[hidden])
+    assert plan.writable_roots == (workspace.resolve(),)
+    with pytest.raises(SandboxError, match="hidden"):
+        plan_mounts(policy, hidden / "tmp", env={}, hidden_paths=[hidden])
+    with pytest.raises(SandboxError, match="hidden"):
+        plan_mounts(policy, workspace, env={}, hidden_paths=[hidden], workdir=hidden)
+
+
+def test_nested_hidden_paths_fold_into_the_outermost(tmp_path: Path) -> None:
+    (tmp_path / "run" / "user").mkdir(parents=True)
+    plan = plan_mounts(
+        SandboxPolicy(kind="read-only"),
+        tmp_path,
+        env={},
+        hidden_paths=[tmp_path / "run" / "user", tmp_path / "run"],
+    )
+    assert plan.hidden_dirs == ((tmp_path / "run").resolve(),)

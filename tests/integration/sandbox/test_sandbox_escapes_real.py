@@ -1,0 +1,218 @@
+"""Escape attempts against real bwrap (issue 11, items 1, 3b, 10), as root and as `nobody`.
+
+Each test performs the attack itself: writing from a workdir outside the workspace, running with
+`/` as the cwd, nesting a user namespace, planting `.git/config`, reading `~/.ssh`, and connecting
+to host unix sockets with the network on.
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+import uuid
+from collections.abc import Awaitable, Callable, Iterator
+from pathlib import Path
+from subprocess import CompletedProcess
+
+import pytest
+
+from tether_server.sandbox import SandboxCapability, SandboxPolicy
+from tether_server.sandbox.hidden import host_hidden_paths
+
+Run = Callable[..., Awaitable[CompletedProcess[str]]]
+WORKSPACE_WRITE = SandboxPolicy(kind="workspace-write", exclude_slash_tmp=True, exclude_tmpdir_env_var=True)
+NETWORK_ON = SandboxPolicy(
+    kind="workspace-write", network_access=True, exclude_slash_tmp=True, exclude_tmpdir_env_var=True
+)
+USERS = pytest.mark.parametrize("as_nobody", [False, True], ids=["root", "nobody"])
+# Debian's python is readable by nobody (root's pyenv is not).
+SYSTEM_PYTHON = "/usr/bin/python3"
+CONNECT_ALL = """
+import socket, sys
+for path in sys.argv[1:]:
+    s = socket.socket(socket.AF_UNIX)
+    try:
+        s.connect(path)
+        print("connected", path)
+    except OSError as exc:
+        print("failed", path, exc.errno)
+"""
+
+
+def _dir(path: Path) -> Path:
+    path.mkdir(parents=True, exist_ok=True)
+    path.chmod(0o777)
+    return path
+
+
+class Listeners:
+    """Real unix listeners; `accepted` names each socket a client reached."""
+
+    def __init__(self) -> None:
+        self.sockets: list[socket.socket] = []
+
+    def listen(self, path: Path) -> Path:
+        sock = socket.socket(socket.AF_UNIX)
+        sock.bind(str(path))
+        path.chmod(0o777)  # nobody could connect, so only the sandbox stands in the way
+        sock.listen(8)
+        sock.setblocking(False)
+        self.sockets.append(sock)
+        return path
+
+    def accepted(self) -> list[str]:
+        reached: list[str] = []
+        for sock in self.sockets:
+            try:
+                conn, _ = sock.accept()
+            except BlockingIOError:
+                continue
+            conn.close()
+            reached.append(str(sock.getsockname()))
+        return reached
+
+
+@pytest.fixture
+def listeners() -> Iterator[Listeners]:
+    found = Listeners()
+    yield found
+    for sock in found.sockets:
+        sock.close()
+
+
+@USERS
+async def test_a_workdir_outside_the_writable_roots_is_read_only(
+    capability: SandboxCapability, run_sandboxed: Run, shared_dir: Path, workspace: Path, as_nobody: bool
+) -> None:
+    outside = _dir(shared_dir / "outside")
+    script = f"echo x > pwned; echo in > {workspace}/inside.txt"
+    outcome = await run_sandboxed(
+        WORKSPACE_WRITE, workspace, ["sh", "-c", script], capability, workdir=outside, as_nobody=as_nobody
+    )
+    assert not (outside / "pwned").exists()
+    assert "Read-only file system" in outcome.stderr
+    assert (workspace / "inside.txt").read_text() == "in\n"  # the policy cwd stays writable
+
+
+@USERS
+async def test_slash_as_the_cwd_is_not_bound_writable_and_the_host_proc_stays_hidden(
+    capability: SandboxCapability, run_sandboxed: Run, shared_dir: Path, as_nobody: bool
+) -> None:
+    etc_probe = Path("/etc") / f"tether-sbx-{uuid.uuid4().hex}"
+    script = f"echo x > {shared_dir}/pwned; echo x > {etc_probe}; cat /proc/{os.getpid()}/cmdline; ls /proc"
+    try:
+        outcome = await run_sandboxed(
+            WORKSPACE_WRITE, Path("/"), ["sh", "-c", script], capability, as_nobody=as_nobody
+        )
+        assert not etc_probe.exists()
+    finally:
+        etc_probe.unlink(missing_ok=True)
+    assert not (shared_dir / "pwned").exists()
+    assert "pytest" not in outcome.stdout  # this test's own process is not in the sandbox's /proc
+    pids = [name for name in outcome.stdout.split() if name.isdigit()]
+    assert 0 < len(pids) < 10, outcome.stdout  # the sandbox's pid namespace, not the host's
+
+
+@USERS
+async def test_nested_user_namespaces_are_refused(
+    capability: SandboxCapability, run_sandboxed: Run, workspace: Path, as_nobody: bool
+) -> None:
+    script = "unshare -U true && echo NESTED; unshare -Ur true && echo NESTED_ROOT"
+    outcome = await run_sandboxed(
+        WORKSPACE_WRITE, workspace, ["sh", "-c", script], capability, as_nobody=as_nobody
+    )
+    assert "NESTED" not in outcome.stdout
+    assert "unshare failed" in outcome.stderr
+
+
+@USERS
+async def test_git_config_cannot_be_planted_in_a_cwd_without_git_and_no_stub_is_left(
+    capability: SandboxCapability, run_sandboxed: Run, shared_dir: Path, as_nobody: bool
+) -> None:
+    plain = _dir(shared_dir / "plain")
+    script = (
+        "mkdir -p .git/hooks; printf '[core]\\n\\tfsmonitor = touch /tmp/owned\\n' > .git/config; "
+        "rmdir .git; mv .git moved; echo ok > file"
+    )
+    outcome = await run_sandboxed(
+        WORKSPACE_WRITE, plain, ["sh", "-c", script], capability, as_nobody=as_nobody
+    )
+    assert sorted(p.name for p in plain.iterdir()) == ["file"]  # no .git, no stub, no `moved`
+    assert "Read-only file system" in outcome.stderr
+
+
+@USERS
+async def test_home_credential_stores_are_unreadable_unless_configured(
+    capability: SandboxCapability, run_sandboxed: Run, shared_dir: Path, workspace: Path, as_nobody: bool
+) -> None:
+    home = _dir(shared_dir / "home")
+    _dir(home / ".ssh")
+    for path, text in ((home / ".ssh" / "id_x", "PRIVATE-KEY"), (home / ".netrc", "machine x password pw")):
+        path.write_text(text)
+        path.chmod(0o644)
+    script = f"cat {home}/.ssh/id_x; cat {home}/.netrc; ls -a {home}/.ssh"
+    hidden = host_hidden_paths({"HOME": str(home)})
+    outcome = await run_sandboxed(
+        SandboxPolicy(kind="read-only"), workspace, ["sh", "-c", script], capability,
+        hidden_paths=hidden, as_nobody=as_nobody,
+    )  # fmt: skip
+    assert "PRIVATE-KEY" not in outcome.stdout and "password" not in outcome.stdout
+    assert "id_x" not in outcome.stdout
+    allowed = host_hidden_paths({"HOME": str(home)}, readable_credentials=[".netrc"])
+    configured = await run_sandboxed(
+        SandboxPolicy(kind="read-only"), workspace, ["cat", f"{home}/.netrc"], capability,
+        hidden_paths=allowed, as_nobody=as_nobody,
+    )  # fmt: skip
+    assert configured.stdout == "machine x password pw"
+
+
+@USERS
+async def test_host_unix_sockets_are_unreachable_with_network_on(
+    capability: SandboxCapability,
+    run_sandboxed: Run,
+    shared_dir: Path,
+    workspace: Path,
+    listeners: Listeners,
+    as_nobody: bool,
+) -> None:
+    runtime = _dir(shared_dir / "xdg")
+    agent = _dir(shared_dir / "ssh-agent")
+    bus = _dir(shared_dir / "dbus")
+    docker = _dir(Path("/run") / f"tether-sbx-{uuid.uuid4().hex}")
+    try:
+        targets = [
+            listeners.listen(runtime / "bus"),
+            listeners.listen(agent / "agent.1"),
+            listeners.listen(bus / "socket"),
+            listeners.listen(docker / "docker.sock"),
+        ]
+        visible = listeners.listen(_dir(shared_dir / "visible") / "ok.sock")
+        env = {
+            "HOME": str(shared_dir / "home"),
+            "XDG_RUNTIME_DIR": str(runtime),
+            "SSH_AUTH_SOCK": str(agent / "agent.1"),
+            "DBUS_SESSION_BUS_ADDRESS": f"unix:path={bus / 'socket'}",
+        }
+        argv = [SYSTEM_PYTHON, "-I", "-S", "-c", CONNECT_ALL, *map(str, targets), str(visible)]
+        outcome = await run_sandboxed(
+            NETWORK_ON, workspace, argv, capability, hidden_paths=host_hidden_paths(env), as_nobody=as_nobody
+        )
+        lines = outcome.stdout.splitlines()
+        assert f"connected {visible}" in lines, outcome  # the network really is on
+        assert [line for line in lines if line.startswith("connected")] == [f"connected {visible}"]
+        assert listeners.accepted() == [str(visible)]
+    finally:
+        for path in docker.iterdir():
+            path.unlink()
+        docker.rmdir()
+
+
+async def test_run_and_var_run_are_empty_in_the_sandbox(
+    capability: SandboxCapability, run_sandboxed: Run, workspace: Path
+) -> None:
+    outcome = await run_sandboxed(
+        NETWORK_ON, workspace, ["sh", "-c", "ls -A /run /var/run"], capability,
+        hidden_paths=host_hidden_paths({}),
+    )  # fmt: skip
+    assert outcome.stdout.strip() == ""
+    assert outcome.stderr.count("Permission denied") == 2
