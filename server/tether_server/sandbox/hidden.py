@@ -52,7 +52,7 @@ def host_hidden_paths(environ: Mapping[str, str], *, readable_credentials: Itera
 def outermost(paths: Iterable[Path]) -> list[Path]:
     """Canonical paths with those inside another one dropped: hiding the parent hides them, and
     bwrap cannot mount into a directory it has already replaced."""
-    resolved = sorted({Path(os.path.realpath(p)) for p in paths}, key=lambda p: len(p.parts))
+    resolved = sorted({Path(os.path.realpath(p)) for p in paths}, key=lambda p: (len(p.parts), p))
     kept: list[Path] = []
     for path in resolved:
         if not any(path.is_relative_to(parent) for parent in kept):
