@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import shutil
+import socket
 import subprocess
 import tempfile
 from collections.abc import Awaitable, Callable, Iterator, Mapping, Sequence
@@ -86,3 +87,39 @@ def workspace(shared_dir: Path) -> Path:
         path.chmod(0o777)
     (root / ".git" / "HEAD").chmod(0o666)
     return root
+
+
+class Listeners:
+    """Real unix listeners (mode 0777, so only the sandbox stands in the way of `nobody`)."""
+
+    def __init__(self) -> None:
+        self.sockets: list[socket.socket] = []
+
+    def listen(self, path: Path) -> Path:
+        sock = socket.socket(socket.AF_UNIX)
+        sock.bind(str(path))
+        path.chmod(0o777)
+        sock.listen(8)
+        sock.setblocking(False)
+        self.sockets.append(sock)
+        return path
+
+    def accepted(self) -> list[str]:
+        """The sockets a client connected to (pending in the backlog) since the last call."""
+        reached: list[str] = []
+        for sock in self.sockets:
+            try:
+                conn, _ = sock.accept()
+            except BlockingIOError:
+                continue
+            conn.close()
+            reached.append(str(sock.getsockname()))
+        return reached
+
+
+@pytest.fixture
+def listeners() -> Iterator[Listeners]:
+    found = Listeners()
+    yield found
+    for sock in found.sockets:
+        sock.close()

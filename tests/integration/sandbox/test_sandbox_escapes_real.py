@@ -8,13 +8,13 @@ to host unix sockets with the network on.
 from __future__ import annotations
 
 import os
-import socket
 import uuid
-from collections.abc import Awaitable, Callable, Iterator
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 from subprocess import CompletedProcess
 
 import pytest
+from tests.integration.sandbox.conftest import Listeners
 
 from tether_server.sandbox import SandboxCapability, SandboxPolicy
 from tether_server.sandbox.hidden import host_hidden_paths
@@ -43,41 +43,6 @@ def _dir(path: Path) -> Path:
     path.mkdir(parents=True, exist_ok=True)
     path.chmod(0o777)
     return path
-
-
-class Listeners:
-    """Real unix listeners; `accepted` names each socket a client reached."""
-
-    def __init__(self) -> None:
-        self.sockets: list[socket.socket] = []
-
-    def listen(self, path: Path) -> Path:
-        sock = socket.socket(socket.AF_UNIX)
-        sock.bind(str(path))
-        path.chmod(0o777)  # nobody could connect, so only the sandbox stands in the way
-        sock.listen(8)
-        sock.setblocking(False)
-        self.sockets.append(sock)
-        return path
-
-    def accepted(self) -> list[str]:
-        reached: list[str] = []
-        for sock in self.sockets:
-            try:
-                conn, _ = sock.accept()
-            except BlockingIOError:
-                continue
-            conn.close()
-            reached.append(str(sock.getsockname()))
-        return reached
-
-
-@pytest.fixture
-def listeners() -> Iterator[Listeners]:
-    found = Listeners()
-    yield found
-    for sock in found.sockets:
-        sock.close()
 
 
 @USERS
