@@ -54,7 +54,7 @@ def build_bwrap_argv(
     for path in mounts.stub_paths:
         argv += _read_only_tmpfs(path, "555")
     for path in mounts.hidden_dirs:
-        argv += _read_only_tmpfs(path, "000")
+        argv += _hidden_dir(path, [f for f in mounts.reexposed_files if f.is_relative_to(path)])
     for path in mounts.hidden_files:
         argv += ["--ro-bind", "/dev/null", str(path)]
     argv += ["--chdir", str(cwd), "--setenv", SANDBOX_ENV_MARKER, "1"]
@@ -83,6 +83,16 @@ def _base_filesystem() -> list[str]:
     for path in _PROC_READ_ONLY_TRY:
         argv += ["--ro-bind-try", path, path]
     return argv
+
+
+def _hidden_dir(path: Path, reexposed: Sequence[Path]) -> list[str]:
+    if not reexposed:
+        return _read_only_tmpfs(path, "000")
+    # Traversable (to reach the re-bound files) but not listable; bwrap creates the parents.
+    argv = ["--perms", "111", "--tmpfs", str(path)]
+    for file in reexposed:
+        argv += ["--ro-bind", str(file), str(file)]
+    return [*argv, "--remount-ro", str(path)]
 
 
 def _read_only_tmpfs(path: Path, perms: str) -> list[str]:

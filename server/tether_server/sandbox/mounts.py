@@ -32,6 +32,9 @@ SYSTEM_ROOTS: frozenset[Path] = frozenset(
     Path(p) for p in ("/", "/bin", "/boot", "/dev", "/etc", "/proc", "/run", "/sbin", "/sys", "/usr", "/var")
 )
 PSEUDO_FILESYSTEMS: tuple[Path, ...] = (Path("/proc"), Path("/sys"), Path("/dev"))
+# Files a command needs even when their target lies in a hidden dir: with systemd-resolved,
+# /etc/resolv.conf points into /run, and hiding /run would break DNS with network on.
+RESOLVER_FILES: tuple[Path, ...] = (Path("/etc/resolv.conf"),)
 
 
 @dataclass(frozen=True)
@@ -46,6 +49,8 @@ class MountPlan:
             covered by a read-only tmpfs, and removed afterwards.
         hidden_dirs: covered by an empty, mode-000, read-only tmpfs.
         hidden_files: covered by `/dev/null`.
+        reexposed_files: files inside a hidden dir bound back read-only (the resolver config);
+            their hidden dir can be traversed but not listed.
     """
 
     workdir: Path | None = None
@@ -54,6 +59,7 @@ class MountPlan:
     stub_paths: tuple[Path, ...] = ()
     hidden_dirs: tuple[Path, ...] = ()
     hidden_files: tuple[Path, ...] = ()
+    reexposed_files: tuple[Path, ...] = ()
 
 
 def plan_mounts(
@@ -63,6 +69,7 @@ def plan_mounts(
     env: Mapping[str, str],
     hidden_paths: Sequence[Path] = (),
     workdir: Path | None = None,
+    reexposed: Sequence[Path] = RESOLVER_FILES,
 ) -> MountPlan:
     """Inspect the filesystem and plan the mounts for `policy` with policy cwd `cwd`.
 
@@ -72,6 +79,7 @@ def plan_mounts(
         env: the command's environment, for `$TMPDIR`.
         hidden_paths: paths the command must not see; nested ones are folded into their parent.
         workdir: where the command starts (absolute); `cwd` when None. Never a writable root.
+        reexposed: files whose target stays readable when it lies inside a hidden dir.
 
     Missing extra roots, `$TMPDIR` or `/tmp` are skipped, as are roots that are system
     directories or lie inside a hidden path (less access, never more).
@@ -99,6 +107,7 @@ def plan_mounts(
         stub_paths=tuple(dict.fromkeys(stubs)),
         hidden_dirs=hidden_dirs,
         hidden_files=hidden_files,
+        reexposed_files=_reexposed(reexposed, hidden_dirs),
     )
 
 
@@ -179,6 +188,15 @@ def _read_gitdir(git_file: Path) -> Path | None:
         return None
     target = Path(first[len(prefix) :].strip())
     return Path(os.path.realpath(git_file.parent / target))
+
+
+def _reexposed(paths: Sequence[Path], hidden_dirs: Sequence[Path]) -> tuple[Path, ...]:
+    found: list[Path] = []
+    for path in paths:
+        real = Path(os.path.realpath(path))
+        if real.is_file() and any(real.is_relative_to(d) for d in hidden_dirs):
+            found.append(real)
+    return tuple(dict.fromkeys(found))
 
 
 def _classify_hidden(paths: Sequence[Path]) -> tuple[tuple[Path, ...], tuple[Path, ...]]:

@@ -7,6 +7,7 @@ to host unix sockets with the network on.
 
 from __future__ import annotations
 
+import asyncio
 import os
 import uuid
 from collections.abc import Awaitable, Callable
@@ -14,10 +15,12 @@ from pathlib import Path
 from subprocess import CompletedProcess
 
 import pytest
-from tests.integration.sandbox.conftest import Listeners
+from tests.integration.sandbox.conftest import AS_NOBODY, RUN_LIMIT_S, Listeners
 
 from tether_server.sandbox import SandboxCapability, SandboxPolicy
+from tether_server.sandbox.bwrap import build_bwrap_argv
 from tether_server.sandbox.hidden import host_hidden_paths
+from tether_server.sandbox.mounts import plan_mounts
 
 Run = Callable[..., Awaitable[CompletedProcess[str]]]
 WORKSPACE_WRITE = SandboxPolicy(kind="workspace-write", exclude_slash_tmp=True, exclude_tmpdir_env_var=True)
@@ -181,3 +184,32 @@ async def test_run_and_var_run_are_empty_in_the_sandbox(
     )  # fmt: skip
     assert outcome.stdout.strip() == ""
     assert outcome.stderr.count("Permission denied") == 2
+
+
+@USERS
+async def test_a_resolver_config_inside_a_hidden_dir_stays_readable_and_nothing_else_does(
+    capability: SandboxCapability, shared_dir: Path, workspace: Path, as_nobody: bool
+) -> None:
+    run = _dir(shared_dir / "run")
+    _dir(run / "resolve")
+    _dir(run / "secret")
+    (run / "resolve" / "stub.conf").write_text("nameserver 127.0.0.53\n")
+    (run / "secret" / "token").write_text("s3cret")
+    for path in (run / "resolve" / "stub.conf", run / "secret" / "token"):
+        path.chmod(0o644)
+    (shared_dir / "resolv.conf").symlink_to(run / "resolve" / "stub.conf")
+    plan = plan_mounts(
+        NETWORK_ON, workspace, env={}, hidden_paths=[run], reexposed=[shared_dir / "resolv.conf"]
+    )
+    script = f"cat {shared_dir}/resolv.conf; cat {run}/secret/token; ls {run}"
+    argv = build_bwrap_argv(
+        NETWORK_ON, workspace, ["sh", "-c", script], mounts=plan, seccomp_fd=None, bwrap=capability.bwrap_path
+    )
+    full = [*AS_NOBODY, *argv] if as_nobody else argv
+    proc = await asyncio.create_subprocess_exec(
+        *full, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE
+    )
+    async with asyncio.timeout(RUN_LIMIT_S):
+        out, err = await proc.communicate()
+    assert out.decode() == "nameserver 127.0.0.53\n", err
+    assert "Permission denied" in err.decode()  # the hidden dir cannot be listed

@@ -103,3 +103,20 @@ def test_a_status_fd_is_passed_just_before_the_command() -> None:
         SandboxPolicy(kind="read-only"), Path("/w"), ["true"], mounts=MountPlan(), seccomp_fd=3, status_fd=4
     )
     assert argv[-6:] == ["--seccomp", "3", "--json-status-fd", "4", "--", "true"]
+
+
+def test_a_reexposed_file_is_bound_inside_its_traversable_hidden_dir_before_the_remount() -> None:
+    plan = MountPlan(
+        hidden_dirs=(Path("/run"), Path("/srv/secret")),
+        reexposed_files=(Path("/run/systemd/resolve/stub-resolv.conf"),),
+    )
+    argv = _argv(SandboxPolicy(kind="read-only", network_access=True), plan)
+    resolv = "/run/systemd/resolve/stub-resolv.conf"
+    start = argv.index("/run") - 3
+    assert argv[start : start + 9] == [
+        "--perms", "111", "--tmpfs", "/run", "--ro-bind", resolv, resolv, "--remount-ro", "/run",
+    ]  # fmt: skip
+    secret = argv.index("/srv/secret") - 3
+    assert argv[secret : secret + 6] == [
+        "--perms", "000", "--tmpfs", "/srv/secret", "--remount-ro", "/srv/secret",
+    ]  # fmt: skip

@@ -131,3 +131,18 @@ def test_nested_hidden_paths_fold_into_the_outermost(tmp_path: Path) -> None:
         hidden_paths=[tmp_path / "run" / "user", tmp_path / "run"],
     )
     assert plan.hidden_dirs == ((tmp_path / "run").resolve(),)
+
+
+def test_a_resolver_file_pointing_into_a_hidden_dir_is_reexposed(tmp_path: Path) -> None:
+    (tmp_path / "run" / "resolve").mkdir(parents=True)
+    (tmp_path / "run" / "resolve" / "stub.conf").write_text("nameserver 127.0.0.53\n")
+    (tmp_path / "resolv.conf").symlink_to(tmp_path / "run" / "resolve" / "stub.conf")
+    (tmp_path / "plain.conf").write_text("nameserver 10.0.0.1\n")
+    plan = plan_mounts(
+        SandboxPolicy(kind="read-only"),
+        tmp_path,
+        env={},
+        hidden_paths=[tmp_path / "run"],
+        reexposed=[tmp_path / "resolv.conf", tmp_path / "plain.conf", tmp_path / "missing.conf"],
+    )
+    assert plan.reexposed_files == ((tmp_path / "run" / "resolve" / "stub.conf").resolve(),)
