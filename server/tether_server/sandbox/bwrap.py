@@ -31,6 +31,7 @@ def build_bwrap_argv(
     seccomp_fd: int | None,
     status_fd: int | None = None,
     bwrap: str = DEFAULT_BWRAP,
+    disable_userns: bool = True,
 ) -> list[str]:
     """The full argv that runs `command` under bwrap for `policy`.
 
@@ -45,8 +46,9 @@ def build_bwrap_argv(
         status_fd: an inherited fd for bwrap's JSON status records; an `exit-code` record
             appears only if the command itself ran, which tells setup failures apart.
         bwrap: path of the bwrap binary.
+        disable_userns: pass `--disable-userns` (bwrap 0.8+; see `SandboxCapability`).
     """
-    argv = [bwrap, *_namespaces(policy), "--cap-drop", "ALL", *_base_filesystem()]
+    argv = [bwrap, *_namespaces(policy, disable_userns), "--cap-drop", "ALL", *_base_filesystem()]
     for root in mounts.writable_roots:
         argv += ["--bind", str(root), str(root)]
     for path in mounts.read_only_paths:
@@ -67,11 +69,14 @@ def build_bwrap_argv(
     return [*argv, "--", *command]
 
 
-def _namespaces(policy: SandboxPolicy) -> list[str]:
+def _namespaces(policy: SandboxPolicy, disable_userns: bool) -> list[str]:
     # --unshare-pid makes killing the outer bwrap take the whole tree down (sandbox.md §2.6).
     # --disable-userns (needs --unshare-user): no nested user namespace, so no fresh capability set
-    # from which to remount or unmount what the sandbox protects.
-    flags = ["--new-session", "--die-with-parent", "--unshare-user", "--disable-userns", "--unshare-pid"]
+    # (and less kernel surface) inside the sandbox.
+    flags = ["--new-session", "--die-with-parent", "--unshare-user"]
+    if disable_userns:
+        flags.append("--disable-userns")
+    flags.append("--unshare-pid")
     flags += ["--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try"]
     if not policy.network_access:
         flags.append("--unshare-net")

@@ -19,6 +19,7 @@ from tether_server.sandbox.policy import SandboxPolicy
 
 _log = log.get("tether.sandbox")
 PROBE_TIMEOUT_S = 5.0
+_NO_DISABLE_USERNS = "Unknown option --disable-userns"
 
 
 @dataclass(frozen=True)
@@ -30,12 +31,14 @@ class SandboxCapability:
         reason: why not (empty when available).
         fix: how the user can fix it (empty when available).
         bwrap_path: the bwrap binary that passed the probe.
+        disable_userns: bwrap takes `--disable-userns` (0.8+); older ones run without it.
     """
 
     available: bool
     reason: str = ""
     fix: str = ""
     bwrap_path: str = ""
+    disable_userns: bool = True
 
     @classmethod
     def unavailable(cls, diagnosis: Diagnosis, bwrap_path: str = "") -> SandboxCapability:
@@ -69,20 +72,36 @@ async def _probe(bwrap_path: str | None, time_limit: float) -> SandboxCapability
     program = seccomp.build_program(network_access=False)
     fd = seccomp.write_memfd(program)
     try:
-        argv = build_bwrap_argv(
-            SandboxPolicy(kind="read-only"),
-            Path("/"),
-            ["cat", "/proc/self/status"],
-            mounts=MountPlan(),
-            seccomp_fd=fd,
-            bwrap=path,
-        )
-        diagnosis = await _run(argv, fd, time_limit)
+        disable_userns = True
+        diagnosis, stderr = await _attempt(path, fd, time_limit, disable_userns=True)
+        if diagnosis is not None and _NO_DISABLE_USERNS in stderr:
+            # Blocking nested user namespaces is hardening on top of the locked mounts, so a bwrap
+            # older than 0.8 still sandboxes, without it.
+            disable_userns = False
+            diagnosis, _ = await _attempt(path, fd, time_limit, disable_userns=False)
     finally:
         os.close(fd)
     if diagnosis is not None:
         return SandboxCapability.unavailable(diagnosis, path)
-    return SandboxCapability(available=True, bwrap_path=path)
+    if not disable_userns:
+        _log.warning("sandbox.nested_userns_allowed", bwrap=path, reason="bwrap has no --disable-userns")
+    return SandboxCapability(available=True, bwrap_path=path, disable_userns=disable_userns)
+
+
+async def _attempt(
+    path: str, fd: int, time_limit: float, *, disable_userns: bool
+) -> tuple[Diagnosis | None, str]:
+    os.lseek(fd, 0, os.SEEK_SET)
+    argv = build_bwrap_argv(
+        SandboxPolicy(kind="read-only"),
+        Path("/"),
+        ["cat", "/proc/self/status"],
+        mounts=MountPlan(),
+        seccomp_fd=fd,
+        bwrap=path,
+        disable_userns=disable_userns,
+    )
+    return await _run(argv, fd, time_limit)
 
 
 def _static_diagnosis() -> Diagnosis | None:
@@ -101,7 +120,7 @@ def _static_diagnosis() -> Diagnosis | None:
     return None
 
 
-async def _run(argv: list[str], fd: int, time_limit: float) -> Diagnosis | None:
+async def _run(argv: list[str], fd: int, time_limit: float) -> tuple[Diagnosis | None, str]:
     try:
         proc = await asyncio.create_subprocess_exec(
             *argv,
@@ -111,17 +130,18 @@ async def _run(argv: list[str], fd: int, time_limit: float) -> Diagnosis | None:
             stderr=asyncio.subprocess.PIPE,
         )
     except OSError:
-        return messages.BWRAP_MISSING
+        return messages.BWRAP_MISSING, ""
     try:
         async with asyncio.timeout(time_limit):
             out, err = await proc.communicate()
     except TimeoutError:
         proc.kill()
         await proc.wait()
-        return messages.PROBE_TIMEOUT
+        return messages.PROBE_TIMEOUT, ""
+    stderr = err.decode(errors="replace")
     if proc.returncode != 0:
-        return messages.classify_bwrap_failure(err.decode(errors="replace"), proc.returncode or 0)
-    return None if is_confined(out.decode(errors="replace")) else messages.PROBE_UNCONFINED
+        return messages.classify_bwrap_failure(stderr, proc.returncode or 0), stderr
+    return (None if is_confined(out.decode(errors="replace")) else messages.PROBE_UNCONFINED), stderr
 
 
 def is_confined(status: str) -> bool:

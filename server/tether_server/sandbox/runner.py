@@ -118,6 +118,7 @@ def prepare(
         seccomp_fd=fd,
         status_fd=status_write,
         bwrap=capability.bwrap_path,
+        disable_userns=capability.disable_userns,
     )
     return prepared
 

@@ -114,3 +114,32 @@ async def test_a_setup_failure_inside_bwrap_leaves_the_command_unrun(
         prepared.cleanup()
     assert err.decode().startswith("bwrap:")
     assert not (tmp_path / "marker").exists()
+
+
+OLD_BWRAP = """#!/bin/sh
+# bwrap before 0.8: no --disable-userns.
+for arg in "$@"; do
+  if [ "$arg" = --disable-userns ]; then echo "bwrap: Unknown option --disable-userns" >&2; exit 1; fi
+done
+exec {bwrap} "$@"
+"""
+
+
+async def test_a_bwrap_without_disable_userns_still_sandboxes_without_the_flag(
+    capability: SandboxCapability, run_sandboxed: Run, workspace: Path, tmp_path: Path
+) -> None:
+    assert capability.disable_userns  # the real bwrap here is 0.8
+    old = tmp_path / "bwrap-0.7"
+    old.write_text(OLD_BWRAP.format(bwrap=capability.bwrap_path))
+    old.chmod(0o755)
+    older = await probe_sandbox(bwrap_path=str(old))
+    assert older.available and not older.disable_userns
+    outcome = await run_sandboxed(
+        SandboxPolicy(kind="workspace-write", exclude_slash_tmp=True, exclude_tmpdir_env_var=True),
+        workspace,
+        ["sh", "-c", "echo ok > made; echo x > .git/HEAD"],
+        older,
+    )
+    assert (workspace / "made").read_text() == "ok\n"
+    assert "Read-only file system" in outcome.stderr
+    assert "--disable-userns" not in outcome.args

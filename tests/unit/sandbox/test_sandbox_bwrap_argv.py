@@ -120,3 +120,13 @@ def test_a_reexposed_file_is_bound_inside_its_traversable_hidden_dir_before_the_
     assert argv[secret : secret + 6] == [
         "--perms", "000", "--tmpfs", "/srv/secret", "--remount-ro", "/srv/secret",
     ]  # fmt: skip
+
+
+def test_disable_userns_follows_unshare_user_and_is_left_out_for_an_old_bwrap() -> None:
+    argv = _argv(SandboxPolicy(kind="read-only"), MountPlan())
+    assert argv[argv.index("--unshare-user") + 1] == "--disable-userns"
+    old = build_bwrap_argv(
+        SandboxPolicy(kind="read-only"), Path("/w"), ["true"], mounts=MountPlan(), seccomp_fd=None,
+        disable_userns=False,
+    )  # fmt: skip
+    assert "--disable-userns" not in old and "--unshare-user" in old
