@@ -195,3 +195,16 @@ async def test_cd_dir_and_apply_patch_applies_in_that_dir(
     assert (workdir / "sub" / "a.txt").read_text() == "hello\n"
     assert (workdir / "other" / "b.txt").read_text() == "hello\n"
     assert not (workdir / "a.txt").exists() and not (workdir / "b.txt").exists()
+
+
+async def test_a_patch_into_a_hidden_credential_store_is_refused_even_inside_the_workspace(
+    start_server: StartServer, fake_model: FakeResponsesServer, tmp_path: Path
+) -> None:
+    user_home = tmp_path / "user"
+    (user_home / ".ssh").mkdir(parents=True)
+    patch = "*** Begin Patch\n*** Add File: .ssh/authorized_keys\n+ssh-ed25519 AAAA attacker\n*** End Patch\n"
+    fake_model.add(script.reply(script.custom_tool_call("apply_patch", patch, "p1")), script.text_reply("ok"))
+    server = await start_server(env={"HOME": str(user_home)})
+    await _turn(server, await _thread(server, user_home))  # the workspace is the home itself
+    assert not (user_home / ".ssh" / "authorized_keys").exists()
+    assert "hidden from sandboxed commands" in _output(fake_model, "p1")
