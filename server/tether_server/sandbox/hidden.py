@@ -3,8 +3,9 @@
 With network on, seccomp lets every socket family through, so a pathname unix socket is reachable
 if its file is visible: the daemon's own sockets, the D-Bus bus, docker.sock, the ssh agent. And
 credentials in the daemon user's home are readable through the read-only root. So the sandbox
-covers the runtime directories (`/run`, `/var/run`, `$XDG_RUNTIME_DIR`), the directory of each
-socket named by the environment, and the usual credential stores of `$HOME` with an empty mount.
+covers the runtime directories (`/run`, `/var/run`, `$XDG_RUNTIME_DIR`, `/tmp/.X11-unix`), the
+directory of each socket named by the environment, and the usual credential stores of `$HOME`
+with an empty mount.
 """
 
 from __future__ import annotations
@@ -14,7 +15,8 @@ import pwd
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 
-RUNTIME_DIRS: tuple[str, ...] = ("/run", "/var/run")
+# The X11 socket dir holds pathname sockets too (a display is keyboard and screen access).
+RUNTIME_DIRS: tuple[str, ...] = ("/run", "/var/run", "/tmp/.X11-unix")
 CREDENTIAL_NAMES: tuple[str, ...] = (".aws", ".ssh", ".gnupg", ".netrc", ".docker")
 # Variables naming a unix socket, with the prefix that marks a socket path in their value.
 _SOCKET_VARS: tuple[tuple[str, str], ...] = (
