@@ -13,7 +13,7 @@ from tether_server.errors import NotFound
 from tether_server.rpc.connection import Connection
 from tether_server.rpc.context import RequestContext
 from tether_server.rpc.outgoing import encode, send_notification
-from tether_server.rpc.routes import Reply
+from tether_server.rpc.routes import Reply, check_routes
 from tether_server.rpc.scopes import ScopeLocks
 from tether_server.transports.base import FrameStream
 
@@ -223,3 +223,19 @@ async def test_scope_locks_serve_one_key_in_arrival_order() -> None:
     release.set()
     await asyncio.gather(*tasks)
     assert order == ["a", "c", "b"]
+
+
+def test_the_handler_map_is_checked_against_the_table_both_ways() -> None:
+    from tests.unit.rpc.engine import ECHO, LATER, SECOND, TABLE, echo, routes
+
+    served = routes(echo)
+    check_routes(TABLE, served, frozenset({LATER.name}))
+    with pytest.raises(ValueError, match=r"methods without a handler: \['test/unimplemented'\]"):
+        check_routes(TABLE, served, frozenset())
+    with pytest.raises(ValueError, match=r"handlers for methods not in the table: \['test/second'\]"):
+        check_routes({ECHO.name: ECHO, LATER.name: LATER}, served, frozenset({LATER.name}))
+    with pytest.raises(ValueError, match="both handled and declared unimplemented"):
+        check_routes(TABLE, served, frozenset({LATER.name, SECOND.name}))
+    swapped = {ECHO.name: served[SECOND.name], SECOND.name: served[ECHO.name]}
+    with pytest.raises(ValueError, match="handler for test/echo is bound to another spec"):
+        check_routes(TABLE, swapped, frozenset({LATER.name}))
