@@ -21,6 +21,7 @@ from tether_client.turns import TurnInput, TurnStream, user_input
 from tether_protocol.common import WireModel
 from tether_protocol.jsonrpc import RequestId
 from tether_protocol.methods import CLIENT_METHODS
+from tether_protocol.spec import MethodSpec
 from tether_protocol.v2 import thread_lifecycle as tl
 from tether_protocol.v2 import turn as tu
 from tether_protocol.v2.initialize import (
@@ -31,6 +32,7 @@ from tether_protocol.v2.initialize import (
 )
 
 ResultT = TypeVar("ResultT", bound=WireModel)
+ParamsT = TypeVar("ParamsT", bound=WireModel)
 Params = WireModel | Mapping[str, Any] | None
 
 _METHOD_NOT_FOUND = -32601
@@ -151,7 +153,13 @@ class Client:
             raise TetherClientError(f"unknown method {method!r}; use request_raw")
         if isinstance(params, Mapping):
             params = spec.params.model_validate(params)
-        return spec.result.model_validate(await self.request_raw(method, params))
+        result: WireModel = spec.result.model_validate(await self.request_raw(method, params))
+        return result
+
+    async def call(self, spec: MethodSpec[ParamsT, ResultT], params: ParamsT | Mapping[str, Any]) -> ResultT:
+        """Call a method of the table by its spec (`tether_protocol.methods.THREAD_READ` …), fully typed."""
+        typed = spec.params.model_validate(params) if isinstance(params, Mapping) else params
+        return spec.result.model_validate(await self.request_raw(spec.name, typed))
 
     async def request_as(self, method: str, params: Params, result_type: type[ResultT]) -> ResultT:
         """`request` with the result model named, for type checkers."""

@@ -1,12 +1,14 @@
 """THE method table: every wire method Tether knows, with its types.
 
 Dispatch, schema export, the SDK and the docs all read these three tables; adding a method means
-adding its models and one entry here (and one handler in the server's processor).
+adding its models and one entry here (and one handler in the server's processor map, which is
+checked against this table both ways). Each client method is also a named constant, typed by its
+params and result models, so that the server binds handlers to it with a static type check.
 """
 
 from __future__ import annotations
 
-from tether_protocol.spec import MethodSpec, NotificationSpec, ServerRequestSpec
+from tether_protocol.spec import AnyMethodSpec, MethodSpec, NotificationSpec, ServerRequestSpec
 from tether_protocol.v2 import account as acct
 from tether_protocol.v2 import approvals as ap
 from tether_protocol.v2 import collaboration as collab
@@ -15,6 +17,7 @@ from tether_protocol.v2 import config as cfg
 from tether_protocol.v2 import fs
 from tether_protocol.v2 import model as mdl
 from tether_protocol.v2 import notifications as n
+from tether_protocol.v2 import review as rv
 from tether_protocol.v2 import thread_admin as ta
 from tether_protocol.v2 import thread_history as th
 from tether_protocol.v2 import thread_lifecycle as tl
@@ -28,192 +31,226 @@ def _exp(*names: str) -> frozenset[str]:
     return frozenset(names)
 
 
-_client: list[MethodSpec] = [
-    MethodSpec("initialize", InitializeParams, InitializeResponse, doc="Handshake; once per connection."),
-    MethodSpec(
-        "thread/start",
-        tl.ThreadStartParams,
-        tl.ThreadStartResponse,
-        experimental_fields=_exp(
-            "permissions",
-            "runtimeWorkspaceRoots",
-            "historyMode",
-            "environments",
-            "dynamicTools",
-            "projectId",
-            "daybreakEnabled",
-            "selectedCapabilityRoots",
-            "allowProviderModelFallback",
-            "experimentalRawEvents",
-            "multiAgentMode",
-            "mockExperimentalField",
-        ),
-        doc="Create a thread and subscribe the caller.",
+INITIALIZE = MethodSpec(
+    "initialize", InitializeParams, InitializeResponse, doc="Handshake; once per connection."
+)
+THREAD_START = MethodSpec(
+    "thread/start",
+    tl.ThreadStartParams,
+    tl.ThreadStartResponse,
+    experimental_fields=_exp(
+        "permissions",
+        "runtimeWorkspaceRoots",
+        "historyMode",
+        "environments",
+        "dynamicTools",
+        "projectId",
+        "daybreakEnabled",
+        "selectedCapabilityRoots",
+        "allowProviderModelFallback",
+        "experimentalRawEvents",
+        "multiAgentMode",
+        "mockExperimentalField",
     ),
-    MethodSpec(
-        "thread/resume",
-        tl.ThreadResumeParams,
-        tl.ThreadResumeResponse,
-        scope=_T,
-        experimental_fields=_exp(
-            "history", "path", "runtimeWorkspaceRoots", "permissions", "initialTurnsPage"
-        ),
-        doc="Load (or join) a stored thread and subscribe the caller.",
+    doc="Create a thread and subscribe the caller.",
+)
+THREAD_RESUME = MethodSpec(
+    "thread/resume",
+    tl.ThreadResumeParams,
+    tl.ThreadResumeResponse,
+    scope=_T,
+    experimental_fields=_exp("history", "path", "runtimeWorkspaceRoots", "permissions", "initialTurnsPage"),
+    doc="Load (or join) a stored thread and subscribe the caller.",
+)
+THREAD_FORK = MethodSpec(
+    "thread/fork",
+    tl.ThreadForkParams,
+    tl.ThreadForkResponse,
+    scope=_T,
+    experimental_fields=_exp(
+        "beforeTurnId", "path", "attachToSource", "deferGoalContinuation", "experimentalPredictionMode"
     ),
-    MethodSpec(
-        "thread/fork",
-        tl.ThreadForkParams,
-        tl.ThreadForkResponse,
-        scope=_T,
-        experimental_fields=_exp(
-            "beforeTurnId", "path", "attachToSource", "deferGoalContinuation", "experimentalPredictionMode"
-        ),
-        doc="Copy a thread's history (up to lastTurnId) into a new thread.",
+    doc="Copy a thread's history (up to lastTurnId) into a new thread.",
+)
+THREAD_LIST = MethodSpec(
+    "thread/list",
+    th.ThreadListParams,
+    th.ThreadListResponse,
+    experimental_fields=_exp(
+        "projectId", "parentThreadId", "ancestorThreadId", "attachedToThreadId", "includeAttachedThreads"
     ),
-    MethodSpec(
-        "thread/list",
-        th.ThreadListParams,
-        th.ThreadListResponse,
-        experimental_fields=_exp(
-            "projectId", "parentThreadId", "ancestorThreadId", "attachedToThreadId", "includeAttachedThreads"
-        ),
-        doc="Page through stored threads that have a user message.",
+    doc="Page through stored threads that have a user message.",
+)
+THREAD_READ = MethodSpec(
+    "thread/read", th.ThreadReadParams, th.ThreadReadResponse, scope=_T, doc="Read one thread's metadata."
+)
+THREAD_TURNS_LIST = MethodSpec(
+    "thread/turns/list", th.ThreadTurnsListParams, th.ThreadTurnsListResponse, doc="Page through turns."
+)
+THREAD_ITEMS_LIST = MethodSpec(
+    "thread/items/list",
+    th.ThreadItemsListParams,
+    th.ThreadItemsListResponse,
+    experimental_fields=_exp("deferOutput"),
+    doc="Page through items, optionally within one turn.",
+)
+THREAD_ARCHIVE = MethodSpec(
+    "thread/archive",
+    ta.ThreadArchiveParams,
+    ta.ThreadArchiveResponse,
+    scope=_T,
+    doc="Unload and move to the archive.",
+)
+THREAD_UNARCHIVE = MethodSpec(
+    "thread/unarchive",
+    ta.ThreadUnarchiveParams,
+    ta.ThreadUnarchiveResponse,
+    scope=_T,
+    doc="Move back out of the archive.",
+)
+THREAD_DELETE = MethodSpec(
+    "thread/delete", ta.ThreadDeleteParams, ta.ThreadDeleteResponse, scope=_T, doc="Hard-delete a thread."
+)
+THREAD_NAME_SET = MethodSpec(
+    "thread/name/set", ta.ThreadSetNameParams, ta.ThreadSetNameResponse, scope=_T, doc="Rename a thread."
+)
+THREAD_COMPACT_START = MethodSpec(
+    "thread/compact/start",
+    ta.ThreadCompactStartParams,
+    ta.ThreadCompactStartResponse,
+    scope=_T,
+    doc="Compact history in a new turn.",
+)
+THREAD_REVERT = MethodSpec(
+    "thread/revert",
+    ta.ThreadRevertParams,
+    ta.ThreadRevertResponse,
+    scope=_T,
+    doc="Drop history from beforeTurnId on.",
+)
+THREAD_UNSUBSCRIBE = MethodSpec(
+    "thread/unsubscribe",
+    ta.ThreadUnsubscribeParams,
+    ta.ThreadUnsubscribeResponse,
+    scope=_T,
+    doc="Stop receiving this thread's events.",
+)
+THREAD_LOADED_LIST = MethodSpec(
+    "thread/loaded/list",
+    th.ThreadLoadedListParams,
+    th.ThreadLoadedListResponse,
+    doc="Ids of threads in memory.",
+)
+THREAD_SHELL_COMMAND = MethodSpec(
+    "thread/shellCommand",
+    ta.ThreadShellCommandParams,
+    ta.ThreadShellCommandResponse,
+    scope=_T,
+    doc="Run a user shell command (unsandboxed) inside the thread.",
+)
+TURN_START = MethodSpec(
+    "turn/start",
+    tu.TurnStartParams,
+    tu.TurnStartResponse,
+    scope=_T,
+    experimental_fields=_exp(
+        "collaborationMode",
+        "permissions",
+        "environments",
+        "runtimeWorkspaceRoots",
+        "responsesapiClientMetadata",
+        "responsesapiClientMetadataPatch",
+        "additionalContext",
+        "cyberAccessProgram",
+        "multiAgentMode",
     ),
-    MethodSpec(
-        "thread/read", th.ThreadReadParams, th.ThreadReadResponse, scope=_T, doc="Read one thread's metadata."
-    ),
-    MethodSpec(
-        "thread/turns/list", th.ThreadTurnsListParams, th.ThreadTurnsListResponse, doc="Page through turns."
-    ),
-    MethodSpec(
-        "thread/items/list",
-        th.ThreadItemsListParams,
-        th.ThreadItemsListResponse,
-        experimental_fields=_exp("deferOutput"),
-        doc="Page through items, optionally within one turn.",
-    ),
-    MethodSpec(
-        "thread/archive",
-        ta.ThreadArchiveParams,
-        ta.ThreadArchiveResponse,
-        scope=_T,
-        doc="Unload and move to the archive.",
-    ),
-    MethodSpec(
-        "thread/unarchive",
-        ta.ThreadUnarchiveParams,
-        ta.ThreadUnarchiveResponse,
-        scope=_T,
-        doc="Move back out of the archive.",
-    ),
-    MethodSpec(
-        "thread/delete", ta.ThreadDeleteParams, ta.ThreadDeleteResponse, scope=_T, doc="Hard-delete a thread."
-    ),
-    MethodSpec(
-        "thread/name/set", ta.ThreadSetNameParams, ta.ThreadSetNameResponse, scope=_T, doc="Rename a thread."
-    ),
-    MethodSpec(
-        "thread/compact/start",
-        ta.ThreadCompactStartParams,
-        ta.ThreadCompactStartResponse,
-        scope=_T,
-        doc="Compact history in a new turn.",
-    ),
-    MethodSpec(
-        "thread/revert",
-        ta.ThreadRevertParams,
-        ta.ThreadRevertResponse,
-        scope=_T,
-        doc="Drop history from beforeTurnId on.",
-    ),
-    MethodSpec(
-        "thread/unsubscribe",
-        ta.ThreadUnsubscribeParams,
-        ta.ThreadUnsubscribeResponse,
-        scope=_T,
-        doc="Stop receiving this thread's events.",
-    ),
-    MethodSpec(
-        "thread/loaded/list",
-        th.ThreadLoadedListParams,
-        th.ThreadLoadedListResponse,
-        doc="Ids of threads in memory.",
-    ),
-    MethodSpec(
-        "thread/shellCommand",
-        ta.ThreadShellCommandParams,
-        ta.ThreadShellCommandResponse,
-        scope=_T,
-        doc="Run a user shell command (unsandboxed) inside the thread.",
-    ),
-    MethodSpec(
-        "turn/start",
-        tu.TurnStartParams,
-        tu.TurnStartResponse,
-        scope=_T,
-        experimental_fields=_exp(
-            "collaborationMode",
-            "permissions",
-            "environments",
-            "runtimeWorkspaceRoots",
-            "responsesapiClientMetadata",
-            "responsesapiClientMetadataPatch",
-            "additionalContext",
-            "cyberAccessProgram",
-            "multiAgentMode",
-        ),
-        doc="Start a turn (or steer into the active one).",
-    ),
-    MethodSpec(
-        "turn/steer", tu.TurnSteerParams, tu.TurnSteerResponse, scope=_T, doc="Add input to the active turn."
-    ),
-    MethodSpec(
-        "turn/interrupt",
-        tu.TurnInterruptParams,
-        tu.TurnInterruptResponse,
-        scope=_T,
-        doc="Stop the active turn.",
-    ),
-    MethodSpec(
-        "command/exec",
-        cmd.CommandExecParams,
-        cmd.CommandExecResponse,
-        experimental_fields=_exp("permissionProfile"),
-        doc="Run a standalone process; answers when it exits.",
-    ),
-    MethodSpec(
-        "command/exec/write",
-        cmd.CommandExecWriteParams,
-        cmd.CommandExecWriteResponse,
-        doc="Write to (or close) a process's stdin.",
-    ),
-    MethodSpec(
-        "command/exec/resize",
-        cmd.CommandExecResizeParams,
-        cmd.CommandExecResizeResponse,
-        doc="Resize a process's PTY.",
-    ),
-    MethodSpec(
-        "command/exec/terminate",
-        cmd.CommandExecTerminateParams,
-        cmd.CommandExecTerminateResponse,
-        doc="Kill a process.",
-    ),
-    MethodSpec(
-        "model/list", mdl.ModelListParams, mdl.ModelListResponse, doc="Page through the model catalog."
-    ),
-    MethodSpec("account/read", acct.GetAccountParams, acct.GetAccountResponse, doc="The account in use."),
-    MethodSpec(
-        "collaborationMode/list",
-        collab.CollaborationModeListParams,
-        collab.CollaborationModeListResponse,
-        experimental=True,
-        doc="Collaboration mode presets (experimental).",
-    ),
-    MethodSpec("config/read", cfg.ConfigReadParams, cfg.ConfigReadResponse, doc="Read the effective config."),
-    MethodSpec(
-        "fs/readFile", fs.FsReadFileParams, fs.FsReadFileResponse, doc="Read a file by absolute path."
-    ),
+    doc="Start a turn (or steer into the active one).",
+)
+TURN_STEER = MethodSpec(
+    "turn/steer", tu.TurnSteerParams, tu.TurnSteerResponse, scope=_T, doc="Add input to the active turn."
+)
+TURN_INTERRUPT = MethodSpec(
+    "turn/interrupt",
+    tu.TurnInterruptParams,
+    tu.TurnInterruptResponse,
+    scope=_T,
+    doc="Stop the active turn.",
+)
+COMMAND_EXEC = MethodSpec(
+    "command/exec",
+    cmd.CommandExecParams,
+    cmd.CommandExecResponse,
+    experimental_fields=_exp("permissionProfile"),
+    doc="Run a standalone process; answers when it exits.",
+)
+COMMAND_EXEC_WRITE = MethodSpec(
+    "command/exec/write",
+    cmd.CommandExecWriteParams,
+    cmd.CommandExecWriteResponse,
+    doc="Write to (or close) a process's stdin.",
+)
+COMMAND_EXEC_RESIZE = MethodSpec(
+    "command/exec/resize",
+    cmd.CommandExecResizeParams,
+    cmd.CommandExecResizeResponse,
+    doc="Resize a process's PTY.",
+)
+COMMAND_EXEC_TERMINATE = MethodSpec(
+    "command/exec/terminate",
+    cmd.CommandExecTerminateParams,
+    cmd.CommandExecTerminateResponse,
+    doc="Kill a process.",
+)
+MODEL_LIST = MethodSpec(
+    "model/list", mdl.ModelListParams, mdl.ModelListResponse, doc="Page through the model catalog."
+)
+ACCOUNT_READ = MethodSpec(
+    "account/read", acct.GetAccountParams, acct.GetAccountResponse, doc="The account in use."
+)
+COLLABORATION_MODE_LIST = MethodSpec(
+    "collaborationMode/list",
+    collab.CollaborationModeListParams,
+    collab.CollaborationModeListResponse,
+    experimental=True,
+    doc="Collaboration mode presets (experimental).",
+)
+CONFIG_READ = MethodSpec(
+    "config/read", cfg.ConfigReadParams, cfg.ConfigReadResponse, doc="Read the effective config."
+)
+FS_READ_FILE = MethodSpec(
+    "fs/readFile", fs.FsReadFileParams, fs.FsReadFileResponse, doc="Read a file by absolute path."
+)
+
+_client: list[AnyMethodSpec] = [
+    INITIALIZE,
+    THREAD_START,
+    THREAD_RESUME,
+    THREAD_FORK,
+    THREAD_LIST,
+    THREAD_READ,
+    THREAD_TURNS_LIST,
+    THREAD_ITEMS_LIST,
+    THREAD_ARCHIVE,
+    THREAD_UNARCHIVE,
+    THREAD_DELETE,
+    THREAD_NAME_SET,
+    THREAD_COMPACT_START,
+    THREAD_REVERT,
+    THREAD_UNSUBSCRIBE,
+    THREAD_LOADED_LIST,
+    THREAD_SHELL_COMMAND,
+    TURN_START,
+    TURN_STEER,
+    TURN_INTERRUPT,
+    COMMAND_EXEC,
+    COMMAND_EXEC_WRITE,
+    COMMAND_EXEC_RESIZE,
+    COMMAND_EXEC_TERMINATE,
+    MODEL_LIST,
+    ACCOUNT_READ,
+    COLLABORATION_MODE_LIST,
+    CONFIG_READ,
+    FS_READ_FILE,
 ]
 
 _notifications: list[NotificationSpec] = [
@@ -267,6 +304,16 @@ _notifications: list[NotificationSpec] = [
         "item/fileChange/outputDelta", n.FileChangeOutputDeltaNotification, doc="Streamed patch output."
     ),
     NotificationSpec(
+        "item/autoApprovalReview/started",
+        rv.ItemGuardianApprovalReviewStartedNotification,
+        doc="An approval went to the auto-reviewer (unstable shape).",
+    ),
+    NotificationSpec(
+        "item/autoApprovalReview/completed",
+        rv.ItemGuardianApprovalReviewCompletedNotification,
+        doc="The auto-reviewer decided (unstable shape).",
+    ),
+    NotificationSpec(
         "item/fileChange/patchUpdated",
         n.FileChangePatchUpdatedNotification,
         doc="The proposed patch changed.",
@@ -316,6 +363,6 @@ _server_requests: list[ServerRequestSpec] = [
     ),
 ]
 
-CLIENT_METHODS: dict[str, MethodSpec] = {m.name: m for m in _client}
+CLIENT_METHODS: dict[str, AnyMethodSpec] = {m.name: m for m in _client}
 SERVER_NOTIFICATIONS: dict[str, NotificationSpec] = {n.name: n for n in _notifications}
 SERVER_REQUESTS: dict[str, ServerRequestSpec] = {r.name: r for r in _server_requests}

@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 import asyncio
+import functools
 import os
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from tether_protocol.methods import CLIENT_METHODS
+from tether_protocol.v2.notifications import ConfigWarningNotification
 from tether_server import __version__, log
 from tether_server.config import Config, LoadedConfig, resolve_api_key
 from tether_server.core.execpolicy import RULES_DIR, ExecRules
@@ -18,7 +20,7 @@ from tether_server.core.session import SessionDeps
 from tether_server.errors import SandboxError, TetherError
 from tether_server.processor import command
 from tether_server.processor.approvals import ApprovalBroker
-from tether_server.processor.handlers import build_handlers
+from tether_server.processor.handlers import UNIMPLEMENTED, build_routes
 from tether_server.processor.lifecycle import IdleUnloader
 from tether_server.processor.state import ServerState
 from tether_server.processor.subscriptions import Subscriptions
@@ -28,13 +30,15 @@ if TYPE_CHECKING:
     from tether_server.providers.responses import ResponsesProvider
 from tether_server.rpc.connection import Connection
 from tether_server.rpc.dispatcher import Dispatcher
+from tether_server.rpc.outgoing import ServerRequests, send_notification
 from tether_server.sandbox.hidden import host_hidden_paths, outermost
 from tether_server.sandbox.policy import SandboxPolicy
 from tether_server.sandbox.probe import SandboxCapability, probe_sandbox
 from tether_server.sandbox.runner import PreparedCommand
 from tether_server.sandbox.runner import prepare as prepare_command
-from tether_server.store.base import LoadedThread, ThreadRecord, ThreadStore
+from tether_server.store.base import ThreadStore, TurnRecord
 from tether_server.store.sqlite import SqliteThreadStore
+from tether_server.threads.handle import ThreadHandle
 from tether_server.threads.manager import ThreadManager
 from tether_server.tools.exec.environment import build_env
 
@@ -53,9 +57,6 @@ def command_env(environ: Mapping[str, str], config: Config) -> dict[str, str]:
         include_only=policy.include_only,
         set_vars=policy.set,
     )
-
-
-_EMPTY = LoadedThread(ThreadRecord("", 0, 0, 0, "", "", ""), [], [], [])
 
 
 class Providers:
@@ -111,45 +112,126 @@ class SandboxGate:
         )
 
 
+StoreFactory = Callable[[Path], ThreadStore]
+"""Home directory → an unopened thread store (the daemon: SQLite in the home; tests: in memory)."""
+
+
+def sqlite_store(home: Path) -> ThreadStore:
+    return SqliteThreadStore(home / DB_FILE)
+
+
+class ProviderPool(Protocol):
+    """Provider id → model provider, and closing what was opened."""
+
+    def __call__(self, provider_id: str) -> ModelProvider: ...
+
+    async def aclose(self) -> None: ...
+
+
+ProviderPoolFactory = Callable[[LoadedConfig], ProviderPool]
+
+
+@dataclass
+class Running:
+    """What `App.start` built, for draining and closing."""
+
+    store: ThreadStore
+    providers: ProviderPool
+    state: ServerState
+    unloader: IdleUnloader
+    dispatcher: Dispatcher
+
+
+async def recovered_turns(store: ThreadStore) -> dict[str, list[TurnRecord]]:
+    """Close the turns a crash left in progress (as interrupted); returns them by thread."""
+    recovered: dict[str, list[TurnRecord]] = {}
+    for thread_id, turn_id in await store.interrupt_in_progress(now_s()):
+        _log.warning("turn.recovered_as_interrupted", thread_id=thread_id, turn_id=turn_id)
+        loaded = await store.load_thread(thread_id)
+        record = next((t for t in loaded.turns if t.turn_id == turn_id), None) if loaded else None
+        if record is not None:
+            recovered.setdefault(thread_id, []).append(record)
+    return recovered
+
+
 @dataclass
 class App:
+    """The composition root. `start` builds the graph in dependency order:
+    store and providers → connections, server requests, subscriptions → approvals → threads →
+    server state → routes → dispatcher."""
+
     loaded: LoadedConfig
     home: Path
     max_inflight: int = 1024
     hidden_paths: list[Path] = field(default_factory=list)
-    store: ThreadStore | None = None
-    state: ServerState | None = None
-    providers: Providers | None = None
-    unloader: IdleUnloader | None = None
-    tasks: set[asyncio.Task[None]] = field(default_factory=set)
+    store_factory: StoreFactory = sqlite_store
+    providers_factory: ProviderPoolFactory = Providers
+    running: Running | None = None
 
     async def start(self) -> Dispatcher:
         self.home.mkdir(parents=True, exist_ok=True)
-        self.store = SqliteThreadStore(self.home / DB_FILE)
+        store = self.store_factory(self.home)
         # The sandbox probe spawns bwrap; it runs while the database opens.
         probe = asyncio.ensure_future(probe_sandbox())
         try:
-            await self.store.open()
+            await store.open()
         except BaseException:
             probe.cancel()
             raise
-        self.providers = Providers(self.loaded)
-        cfg = self.loaded.config
-        provider_info = cfg.model_providers.get(cfg.model_provider)
+        providers = self.providers_factory(self.loaded)
         capability = await probe
         if capability.available:
             _log.info("sandbox.available", bwrap=str(capability.bwrap_path))
         else:
             _log.warning("sandbox.unavailable", reason=capability.reason, fix=capability.fix)
-        brokers: list[ApprovalBroker] = []
+        connections: set[Connection] = set()
+        requests = ServerRequests()
+        subscriptions = Subscriptions(lambda: connections)
+        loaded_threads: dict[str, ThreadHandle] = {}
+        approvals = ApprovalBroker(requests, subscriptions, loaded_threads)
+        deps = self._session_deps(providers, capability, approvals)
+        threads = ThreadManager(store, deps, loaded_threads)
+        threads.on_loaded.append(subscriptions.attach)
+        state = ServerState(
+            self.loaded,
+            self.home,
+            store,
+            threads,
+            subscriptions,
+            approvals,
+            connections,
+            recovered=await recovered_turns(store),
+            version=__version__,
+        )
+        unloader = IdleUnloader(state, float(self.loaded.config.thread_unload_delay_secs))
+        subscriptions.on_idle = unloader.on_idle
+        subscriptions.on_subscribe = unloader.cancel
+        dispatcher = Dispatcher(
+            CLIENT_METHODS,
+            build_routes(state),
+            unimplemented=UNIMPLEMENTED,
+            connections=connections,
+            server_requests=requests,
+            max_inflight=self.max_inflight,
+            on_initialized=self._after_initialize,
+            on_disconnect=functools.partial(_on_disconnect, state),
+        )
+        self.running = Running(store, providers, state, unloader, dispatcher)
+        return dispatcher
+
+    def _session_deps(
+        self, providers: ProviderPool, capability: SandboxCapability, approvals: ApprovalBroker
+    ) -> SessionDeps:
+        cfg = self.loaded.config
+        provider_info = cfg.model_providers.get(cfg.model_provider)
         # Commands never see the daemon's home (database, rules, control socket) nor its
         # credentials; patches never write them.
         private = outermost([self.home, *self.hidden_paths])
         # Nor the host's runtime sockets or the credential stores in the user's home; a patch
         # there needs approval.
         host = host_hidden_paths(os.environ, readable_credentials=cfg.tether.sandbox_readable_credentials)
-        deps = SessionDeps(
-            provider_for=self.providers,
+        return SessionDeps(
+            provider_for=providers,
             home=self.home,
             agents_max_bytes=cfg.project_doc_max_bytes,
             stream_max_retries=provider_info.stream_max_retries if provider_info else 5,
@@ -160,67 +242,35 @@ class App:
             private_paths=tuple(private),
             hidden_paths=tuple(host),
             env=command_env(os.environ, cfg),
-            approvals_for=lambda thread_id: brokers[0].port(thread_id),
+            approvals_for=approvals.port,
             exec_rules=ExecRules(self.home / RULES_DIR),
         )
-        threads = ThreadManager(self.store, deps)
-        dispatcher_box: list[Dispatcher] = []
-        subscriptions = Subscriptions(lambda: dispatcher_box[0].connections if dispatcher_box else [])
-        threads.on_loaded.append(subscriptions.attach)
-        state = ServerState(self.loaded, self.home, self.store, threads, subscriptions, version=__version__)
-        dispatcher = Dispatcher(
-            CLIENT_METHODS,
-            build_handlers(state),
-            max_inflight=self.max_inflight,
-            on_initialized=self._after_initialize,
-            on_disconnect=self._on_disconnect,
-        )
-        dispatcher_box.append(dispatcher)
-        state.dispatcher = dispatcher
-        state.approvals = ApprovalBroker(dispatcher.server_requests, subscriptions, threads)
-        brokers.append(state.approvals)
-        for thread_id, turn_id in await self.store.interrupt_in_progress(now_s()):
-            _log.warning("turn.recovered_as_interrupted", thread_id=thread_id, turn_id=turn_id)
-            record = next(
-                (
-                    t
-                    for t in (await self.store.load_thread(thread_id) or _EMPTY).turns
-                    if t.turn_id == turn_id
-                ),
-                None,
-            )
-            if record is not None:
-                state.recovered.setdefault(thread_id, []).append(record)
-        self.unloader = IdleUnloader(state, float(cfg.thread_unload_delay_secs))
-        subscriptions.on_idle = self.unloader.on_idle
-        subscriptions.on_subscribe = self.unloader.cancel
-        self.state = state
-        return dispatcher
 
     async def _after_initialize(self, conn: Connection) -> None:
-        from tether_server.rpc.outgoing import send_notification
-
         for warning in self.loaded.warnings:
-            send_notification([conn], "configWarning", {"summary": warning, "details": None})
-
-    async def _on_disconnect(self, conn: Connection) -> None:
-        if self.state is not None:
-            self.state.subscriptions.drop_connection(conn)
-            await command.close_connection(self.state, conn)
+            note = ConfigWarningNotification(summary=warning, details=None)
+            send_notification(
+                [conn], "configWarning", note.model_dump(mode="json", by_alias=True, exclude_unset=True)
+            )
 
     async def drain(self) -> None:
         """Refuse new turns, wait for running ones."""
-        assert self.state is not None
-        self.state.draining = True
-        for handle in self.state.threads.handles():
+        assert self.running is not None
+        state = self.running.state
+        state.draining = True
+        for handle in state.threads.handles():
             await handle.session.wait_idle()
 
     async def close(self) -> None:
-        if self.unloader is not None:
-            self.unloader.shutdown()
-        if self.state is not None:
-            await self.state.threads.shutdown()
-        if self.providers is not None:
-            await self.providers.aclose()
-        if self.store is not None:
-            await self.store.close()
+        running, self.running = self.running, None
+        if running is None:
+            return
+        running.unloader.shutdown()
+        await running.state.threads.shutdown()
+        await running.providers.aclose()
+        await running.store.close()
+
+
+async def _on_disconnect(state: ServerState, conn: Connection) -> None:
+    state.subscriptions.drop_connection(conn)
+    await command.close_connection(state, conn)

@@ -54,6 +54,7 @@ class RpcClient:
             if "emittedAtMs" not in message:
                 self.violations.append(f"{message['method']}: no emittedAtMs")
             self.violations.extend(schema.notification_errors(message))
+            self.violations.extend(schema.undeclared_errors(message))
         elif message.get("id") in self._pending:
             method, fut = self._pending.pop(message["id"])
             if "result" in message:

@@ -8,8 +8,9 @@ from pathlib import Path
 from typing import Any
 
 import jsonschema
+from pydantic import ValidationError
 
-from tether_protocol.methods import CLIENT_METHODS
+from tether_protocol.methods import CLIENT_METHODS, SERVER_NOTIFICATIONS
 
 REFERENCE = Path(__file__).resolve().parents[2].parent / "shared" / "reference" / "codex-app-server-0.169.0"
 
@@ -89,3 +90,20 @@ def notification_errors(message: dict[str, Any]) -> list[str]:
 def server_request_errors(message: dict[str, Any]) -> list[str]:
     envelope = {k: v for k, v in message.items() if k in ("id", "method", "params")}
     return [e.message for e in _server_request_validator().iter_errors(envelope)][:1]
+
+
+def undeclared_errors(message: dict[str, Any]) -> list[str]:
+    """A notification Tether sends must be in its own method table, with params its model accepts.
+
+    The table drives the exported schema, the TypeScript and the SDK; a notification missing
+    from it is one those cannot describe or parse.
+    """
+    method = message.get("method")
+    spec = SERVER_NOTIFICATIONS.get(str(method))
+    if spec is None:
+        return [f"{method}: emitted but not declared in tether_protocol.methods"]
+    try:
+        spec.params.model_validate(message.get("params"))
+    except ValidationError as exc:
+        return [f"{method}: params do not fit {spec.params.__name__}: {exc.errors()[0]['msg']}"]
+    return []

@@ -7,18 +7,21 @@ is announced to the thread's subscribers with `serverRequest/resolved`.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from tether_server.core.ports import ApprovalDenied
 from tether_server.processor.subscriptions import Subscriptions
 from tether_server.rpc.connection import Connection
 from tether_server.rpc.outgoing import PendingRequest, ServerRequests
-from tether_server.threads.manager import ThreadManager
+from tether_server.threads.handle import ThreadHandle
 
 
 class ApprovalBroker:
+    """`threads` is the live map of loaded threads (the ThreadManager's), read when a request resolves."""
+
     def __init__(
-        self, requests: ServerRequests, subscriptions: Subscriptions, threads: ThreadManager
+        self, requests: ServerRequests, subscriptions: Subscriptions, threads: Mapping[str, ThreadHandle]
     ) -> None:
         self._requests = requests
         self._subs = subscriptions

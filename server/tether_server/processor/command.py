@@ -1,9 +1,9 @@
 """`command/exec` and its follow-ups: standalone processes outside any thread (protocol.md §8.19).
 
 A process belongs to the connection that started it, under the client's `processId`. The
-`command/exec` response is sent when the process has exited, after all its output deltas; the
-request itself returns at once so that the connection can close while a process runs (it is then
-killed, see `close_connection`).
+`command/exec` response is sent when the process has exited, after all its output deltas: the
+handler returns a `Deferred` answer, so that the request itself ends at once and the connection
+can close while a process runs (it is then killed, see `close_connection`).
 """
 
 from __future__ import annotations
@@ -14,25 +14,28 @@ import binascii
 import contextlib
 import itertools
 import os
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from tether_protocol import ErrorCode, jsonrpc
 from tether_protocol.v2.command import (
+    CommandExecOutputDeltaNotification,
     CommandExecParams,
     CommandExecResizeParams,
+    CommandExecResizeResponse,
+    CommandExecResponse,
     CommandExecTerminateParams,
+    CommandExecTerminateResponse,
     CommandExecWriteParams,
+    CommandExecWriteResponse,
 )
-from tether_server import log
 from tether_server.core.settings import sandbox_policy_for_mode
 from tether_server.errors import InvalidRequest
+from tether_server.processor.command_registry import CommandExecs, RunningCommand
 from tether_server.processor.settings import wire
 from tether_server.processor.state import ServerState
 from tether_server.rpc.connection import Connection
-from tether_server.rpc.context import RequestContext
-from tether_server.rpc.outgoing import encode, send_notification
+from tether_server.rpc.context import Deferred, RequestContext
+from tether_server.rpc.outgoing import send_notification
 from tether_server.sandbox.runner import PreparedCommand
 from tether_server.tools.exec.standalone import (
     DEFAULT_OUTPUT_CAP,
@@ -44,69 +47,12 @@ from tether_server.tools.exec.standalone import (
     Stream,
 )
 
-_log = log.get("tether.command")
-_REGISTRY_KEY = "command/exec"
 _internal_ids = itertools.count(1)
-
-
-@dataclass
-class _Running:
-    process: StandaloneProcess
-    task: asyncio.Task[None] | None = None
-
-
-class CommandExecs:
-    """Running `command/exec` processes by connection id and processId."""
-
-    def __init__(self) -> None:
-        self._by_conn: dict[int, dict[str, _Running]] = {}
-
-    def add(self, conn_id: int, process_id: str, running: _Running) -> None:
-        self._by_conn.setdefault(conn_id, {})[process_id] = running
-
-    def has(self, conn_id: int, process_id: str) -> bool:
-        return process_id in self._by_conn.get(conn_id, {})
-
-    def get(self, conn_id: int, process_id: str) -> StandaloneProcess:
-        """The connection's process `process_id`.
-
-        Raises:
-            InvalidRequest: no such running process on this connection.
-        """
-        running = self._by_conn.get(conn_id, {}).get(process_id)
-        if running is None:
-            raise InvalidRequest(f'no active command/exec for process id "{process_id}"')
-        return running.process
-
-    def remove(self, conn_id: int, process_id: str) -> None:
-        processes = self._by_conn.get(conn_id, {})
-        processes.pop(process_id, None)
-        if not processes:
-            self._by_conn.pop(conn_id, None)
-
-    async def close_connection(self, conn_id: int) -> None:
-        """Kill every process the connection started and wait until each is reaped."""
-        running = list(self._by_conn.get(conn_id, {}).values())
-        for entry in running:
-            entry.process.kill()
-        tasks = [entry.task for entry in running if entry.task is not None]
-        if tasks:
-            await asyncio.gather(*tasks, return_exceptions=True)
-
-
-def registry(state: ServerState) -> CommandExecs:
-    """The server's command/exec registry (kept in `state.extra`, created on first use)."""
-    found = state.extra.get(_REGISTRY_KEY)
-    if isinstance(found, CommandExecs):
-        return found
-    created = CommandExecs()
-    state.extra[_REGISTRY_KEY] = created
-    return created
 
 
 async def close_connection(state: ServerState, conn: Connection) -> None:
     """Processes die with the connection that started them."""
-    await registry(state).close_connection(conn.id)
+    await state.commands.close_connection(conn.id)
 
 
 def _check_params(params: CommandExecParams) -> None:
@@ -181,23 +127,25 @@ def _spec(
 
 def _delta_sender(conn: Connection, process_id: str) -> OutputListener:
     def send(stream: Stream, chunk: bytes, cap_reached: bool) -> None:
-        payload = {
-            "processId": process_id,
-            "stream": stream,
-            "deltaBase64": base64.b64encode(chunk).decode("ascii"),
-            "capReached": cap_reached,
-        }
-        send_notification([conn], "command/exec/outputDelta", payload)
+        delta = CommandExecOutputDeltaNotification(
+            process_id=process_id,
+            stream=stream,
+            delta_base64=base64.b64encode(chunk).decode("ascii"),
+            cap_reached=cap_reached,
+        )
+        send_notification([conn], "command/exec/outputDelta", delta.wire())
 
     return send
 
 
-async def exec_command(state: ServerState, ctx: RequestContext, params: CommandExecParams) -> dict[str, Any]:
-    """Start the process; the response is sent by `_finish` once it has exited."""
+async def exec_command(
+    state: ServerState, ctx: RequestContext, params: CommandExecParams
+) -> Deferred[CommandExecResponse]:
+    """Start the process; it is answered once it has exited."""
     _check_params(params)
     conn = ctx.connection
     process_id = params.process_id if params.process_id is not None else f"internal-{next(_internal_ids)}"
-    execs = registry(state)
+    execs = state.commands
     if execs.has(conn.id, process_id):
         raise InvalidRequest(f'duplicate active command/exec process id: "{process_id}"')
     cwd = _cwd(params)
@@ -211,41 +159,36 @@ async def exec_command(state: ServerState, ctx: RequestContext, params: CommandE
     except BaseException:
         prepared.cleanup()
         raise
-    running = _Running(process)
+    running = RunningCommand(process)
     execs.add(conn.id, process_id, running)
-    running.task = asyncio.create_task(_finish(execs, ctx, process_id, running, prepared))
-    ctx.answered = True  # the response goes out when the process has exited
-    return {}
+    running.task = asyncio.create_task(_finish(execs, conn.id, process_id, running, prepared))
+    return Deferred(running.task)
 
 
 async def _finish(
-    execs: CommandExecs, ctx: RequestContext, process_id: str, running: _Running, prepared: PreparedCommand
-) -> None:
-    conn = ctx.connection
+    execs: CommandExecs, conn_id: int, process_id: str, running: RunningCommand, prepared: PreparedCommand
+) -> CommandExecResponse:
     try:
         result = await running.process.wait()
-    except Exception:  # noqa: BLE001 - the request must be answered whatever went wrong
-        _log.exception("command_exec.failed", process_id=process_id)
-        error = {"code": int(ErrorCode.INTERNAL_ERROR), "message": "Internal error"}
-        conn.send_frame(encode(jsonrpc.error_response(ctx.request_id, error)))
-        return
     finally:
         with contextlib.suppress(OSError):
             prepared.cleanup()
-        execs.remove(conn.id, process_id)
-    conn.send_frame(encode(jsonrpc.response(ctx.request_id, _result(result))))
+        execs.remove(conn_id, process_id)
+    return _result(result)
 
 
-def _result(result: StandaloneResult) -> dict[str, Any]:
-    return {
-        "exitCode": result.exit_code,
-        "stdout": result.stdout.decode("utf-8", errors="replace"),
-        "stderr": result.stderr.decode("utf-8", errors="replace"),
-    }
+def _result(result: StandaloneResult) -> CommandExecResponse:
+    return CommandExecResponse(
+        exit_code=result.exit_code,
+        stdout=result.stdout.decode("utf-8", errors="replace"),
+        stderr=result.stderr.decode("utf-8", errors="replace"),
+    )
 
 
-async def write(state: ServerState, ctx: RequestContext, params: CommandExecWriteParams) -> dict[str, Any]:
-    process = registry(state).get(ctx.connection.id, params.process_id)
+async def write(
+    state: ServerState, ctx: RequestContext, params: CommandExecWriteParams
+) -> CommandExecWriteResponse:
+    process = state.commands.get(ctx.connection.id, params.process_id)
     if params.delta_base64:
         try:
             data = base64.b64decode(params.delta_base64, validate=True)
@@ -254,17 +197,19 @@ async def write(state: ServerState, ctx: RequestContext, params: CommandExecWrit
         await process.write(data)
     if params.close_stdin:
         await process.close_stdin()
-    return {}
+    return CommandExecWriteResponse()
 
 
-async def resize(state: ServerState, ctx: RequestContext, params: CommandExecResizeParams) -> dict[str, Any]:
-    process = registry(state).get(ctx.connection.id, params.process_id)
+async def resize(
+    state: ServerState, ctx: RequestContext, params: CommandExecResizeParams
+) -> CommandExecResizeResponse:
+    process = state.commands.get(ctx.connection.id, params.process_id)
     process.resize(params.size.rows, params.size.cols)
-    return {}
+    return CommandExecResizeResponse()
 
 
 async def terminate(
     state: ServerState, ctx: RequestContext, params: CommandExecTerminateParams
-) -> dict[str, Any]:
-    registry(state).get(ctx.connection.id, params.process_id).kill()
-    return {}
+) -> CommandExecTerminateResponse:
+    state.commands.get(ctx.connection.id, params.process_id).kill()
+    return CommandExecTerminateResponse()

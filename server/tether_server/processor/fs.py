@@ -5,8 +5,8 @@ from __future__ import annotations
 import asyncio
 import base64
 from pathlib import Path
-from typing import Any
 
+from tether_protocol.v2.fs import FsReadFileParams, FsReadFileResponse
 from tether_server.errors import InternalError, InvalidRequest
 from tether_server.processor.state import ServerState
 from tether_server.rpc.context import RequestContext
@@ -22,7 +22,7 @@ def _read(path: Path) -> bytes:
     return data
 
 
-async def read_file(state: ServerState, ctx: RequestContext, params: Any) -> dict[str, Any]:
+async def read_file(state: ServerState, ctx: RequestContext, params: FsReadFileParams) -> FsReadFileResponse:
     path = Path(params.path)
     if not path.is_absolute():
         raise InvalidRequest("Invalid request: AbsolutePathBuf deserialized without a base path")
@@ -30,4 +30,4 @@ async def read_file(state: ServerState, ctx: RequestContext, params: Any) -> dic
         data = await asyncio.to_thread(_read, path)
     except OSError as exc:
         raise InternalError(f"{exc.strerror} (os error {exc.errno})") from None
-    return {"dataBase64": base64.b64encode(data).decode("ascii")}
+    return FsReadFileResponse(data_base64=base64.b64encode(data).decode("ascii"))

@@ -1,56 +1,74 @@
-"""The handler map: wire method → processor function (bound to the server state)."""
+"""The handler map: each method of the table bound to its processor function, checked both ways.
+
+`_route` ties a `MethodSpec[P, R]` to a function taking `P` and returning `R` (or `Deferred[R]`),
+so mypy rejects a handler whose params or result do not match the table. `check_routes` (run by
+the dispatcher at start and by the tests) rejects a table method with no handler that is not
+listed in `UNIMPLEMENTED`, and a handler for a method the table does not have.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable, Mapping
-from typing import Any
+from collections.abc import Awaitable, Callable
+from typing import TypeVar
 
+from tether_protocol import methods as m
+from tether_protocol.common import WireModel
+from tether_protocol.spec import MethodSpec
 from tether_server.processor import command, fs, history, misc, thread, turn
 from tether_server.processor.state import ServerState
-from tether_server.rpc.context import RequestContext
-from tether_server.rpc.dispatcher import Handler
+from tether_server.rpc.context import Deferred, RequestContext
+from tether_server.rpc.routes import AnyRoute, Route
 
-Impl = Callable[[ServerState, RequestContext, Any], Awaitable[dict[str, Any]]]
+P = TypeVar("P", bound=WireModel)
+R = TypeVar("R", bound=WireModel)
 
-_IMPLS: dict[str, Impl] = {
-    "initialize": misc.initialize,
-    "config/read": misc.config_read,
-    "model/list": misc.model_list,
-    "fs/readFile": fs.read_file,
-    "collaborationMode/list": misc.collaboration_modes,
-    "account/read": misc.account_read,
-    "thread/start": thread.start,
-    "thread/resume": thread.resume,
-    "thread/read": thread.read,
-    "thread/list": thread.list_threads,
-    "thread/loaded/list": thread.loaded_list,
-    "thread/unsubscribe": thread.unsubscribe,
-    "thread/name/set": thread.name_set,
-    "thread/archive": thread.archive,
-    "thread/unarchive": thread.unarchive,
-    "thread/delete": thread.delete,
-    "thread/turns/list": history.turns_list,
-    "thread/items/list": history.items_list,
-    "thread/fork": history.fork,
-    "thread/revert": history.revert,
-    "turn/start": turn.start,
-    "turn/steer": turn.steer,
-    "turn/interrupt": turn.interrupt,
-    "command/exec": command.exec_command,
-    "command/exec/write": command.write,
-    "command/exec/resize": command.resize,
-    "command/exec/terminate": command.terminate,
-    "thread/shellCommand": turn.shell_command,
-    "thread/compact/start": turn.compact_start,
-}
+Impl = Callable[[ServerState, RequestContext, P], Awaitable[R | Deferred[R]]]
+
+UNIMPLEMENTED: frozenset[str] = frozenset()
+"""Methods of the table Tether declares but does not serve; they are answered -32601."""
 
 
-def _bind(state: ServerState, impl: Impl) -> Handler:
-    async def handler(ctx: RequestContext, params: Any) -> dict[str, Any]:
+def _route(state: ServerState, spec: MethodSpec[P, R], impl: Impl[P, R]) -> AnyRoute:
+    # The return type names neither P nor R on purpose: a `Route[P, R]` return would let the
+    # caller's `AnyRoute` context solve them as Any and silence the check of `impl` against `spec`.
+    async def handler(ctx: RequestContext, params: P) -> R | Deferred[R]:
         return await impl(state, ctx, params)
 
-    return handler
+    route: Route[P, R] = Route(spec, handler)
+    return route
 
 
-def build_handlers(state: ServerState) -> Mapping[str, Handler]:
-    return {name: _bind(state, impl) for name, impl in _IMPLS.items()}
+def build_routes(state: ServerState) -> dict[str, AnyRoute]:
+    """Every implemented method of the table, bound to `state`."""
+    routes: list[AnyRoute] = [
+        _route(state, m.INITIALIZE, misc.initialize),
+        _route(state, m.CONFIG_READ, misc.config_read),
+        _route(state, m.MODEL_LIST, misc.model_list),
+        _route(state, m.FS_READ_FILE, fs.read_file),
+        _route(state, m.COLLABORATION_MODE_LIST, misc.collaboration_modes),
+        _route(state, m.ACCOUNT_READ, misc.account_read),
+        _route(state, m.THREAD_START, thread.start),
+        _route(state, m.THREAD_RESUME, thread.resume),
+        _route(state, m.THREAD_READ, thread.read),
+        _route(state, m.THREAD_LIST, thread.list_threads),
+        _route(state, m.THREAD_LOADED_LIST, thread.loaded_list),
+        _route(state, m.THREAD_UNSUBSCRIBE, thread.unsubscribe),
+        _route(state, m.THREAD_NAME_SET, thread.name_set),
+        _route(state, m.THREAD_ARCHIVE, thread.archive),
+        _route(state, m.THREAD_UNARCHIVE, thread.unarchive),
+        _route(state, m.THREAD_DELETE, thread.delete),
+        _route(state, m.THREAD_TURNS_LIST, history.turns_list),
+        _route(state, m.THREAD_ITEMS_LIST, history.items_list),
+        _route(state, m.THREAD_FORK, history.fork),
+        _route(state, m.THREAD_REVERT, history.revert),
+        _route(state, m.TURN_START, turn.start),
+        _route(state, m.TURN_STEER, turn.steer),
+        _route(state, m.TURN_INTERRUPT, turn.interrupt),
+        _route(state, m.COMMAND_EXEC, command.exec_command),
+        _route(state, m.COMMAND_EXEC_WRITE, command.write),
+        _route(state, m.COMMAND_EXEC_RESIZE, command.resize),
+        _route(state, m.COMMAND_EXEC_TERMINATE, command.terminate),
+        _route(state, m.THREAD_SHELL_COMMAND, turn.shell_command),
+        _route(state, m.THREAD_COMPACT_START, turn.compact_start),
+    ]
+    return {route.spec.name: route for route in routes}

@@ -5,12 +5,16 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from tether_protocol.v2 import thread_admin as ta
+from tether_protocol.v2 import thread_history as th
+from tether_protocol.v2 import thread_lifecycle as tl
+from tether_protocol.v2.turn import Turn, TurnItemsView
 from tether_server.errors import InvalidRequest, MethodNotFound
 from tether_server.processor.settings import new_thread_record, thread_settings, wire
 from tether_server.processor.state import ServerState
-from tether_server.processor.views import session_response, thread_json, turn_json
+from tether_server.processor.thread import announce_started
+from tether_server.processor.views import session_response, thread_view, turn_view
 from tether_server.rpc.context import RequestContext
-from tether_server.rpc.outgoing import send_notification
 from tether_server.store.base import (
     Batch,
     HistoryRecord,
@@ -23,7 +27,7 @@ from tether_server.store.base import (
 )
 
 
-def _view_items(items: list[dict[str, Any]], view: str) -> list[dict[str, Any]]:
+def _view_items(items: list[dict[str, Any]], view: TurnItemsView) -> list[dict[str, Any]]:
     if view == "full":
         return items
     if view == "notLoaded":
@@ -48,7 +52,9 @@ async def _require_materialized(state: ServerState, thread_id: str, what: str) -
     raise InvalidRequest(f"thread not loaded: {thread_id}")
 
 
-async def turns_list(state: ServerState, ctx: RequestContext, params: Any) -> dict[str, Any]:
+async def turns_list(
+    state: ServerState, ctx: RequestContext, params: th.ThreadTurnsListParams
+) -> th.ThreadTurnsListResponse:
     await _require_materialized(state, params.thread_id, "thread/turns/list")
     direction: SortDirection = "asc" if wire(params.sort_direction) == "asc" else "desc"
     limit = max(1, min(params.limit or 25, 200))
@@ -58,8 +64,8 @@ async def turns_list(state: ServerState, ctx: RequestContext, params: Any) -> di
         )
     except InvalidCursor:
         raise InvalidRequest(f"invalid cursor: {params.cursor}") from None
-    view = wire(params.items_view) or "summary"
-    data = []
+    view: TurnItemsView = params.items_view or "summary"
+    data: list[Turn] = []
     for turn in page.data:
         items: list[dict[str, Any]] = []
         if view != "notLoaded":
@@ -67,11 +73,15 @@ async def turns_list(state: ServerState, ctx: RequestContext, params: Any) -> di
                 params.thread_id, turn_id=turn.turn_id, cursor=None, limit=100_000, direction="asc"
             )
             items = [r.item for r in rows.data]
-        data.append(turn_json(turn, _view_items(items, view), view))
-    return {"data": data, "nextCursor": page.next_cursor, "backwardsCursor": page.backwards_cursor}
+        data.append(turn_view(turn, _view_items(items, view), view))
+    return th.ThreadTurnsListResponse(
+        data=data, next_cursor=page.next_cursor, backwards_cursor=page.backwards_cursor
+    )
 
 
-async def items_list(state: ServerState, ctx: RequestContext, params: Any) -> dict[str, Any]:
+async def items_list(
+    state: ServerState, ctx: RequestContext, params: th.ThreadItemsListParams
+) -> th.ThreadItemsListResponse:
     await _require_materialized(state, params.thread_id, "thread/items/list")
     direction: SortDirection = "desc" if wire(params.sort_direction) == "desc" else "asc"
     cursor = params.cursor if isinstance(params.cursor, str) else None
@@ -83,15 +93,19 @@ async def items_list(state: ServerState, ctx: RequestContext, params: Any) -> di
     except InvalidCursor:
         raise InvalidRequest(f"invalid cursor: {params.cursor}") from None
     data = [
-        {
-            "turnId": r.turn_id,
-            "item": r.item,
-            "startedAtMs": r.started_at_ms,
-            "completedAtMs": r.completed_at_ms,
-        }
+        th.ThreadItemEntry.model_validate(
+            {
+                "turn_id": r.turn_id,
+                "item": r.item,
+                "started_at_ms": r.started_at_ms,
+                "completed_at_ms": r.completed_at_ms,
+            }
+        )
         for r in page.data
     ]
-    return {"data": data, "nextCursor": page.next_cursor, "backwardsCursor": page.backwards_cursor}
+    return th.ThreadItemsListResponse(
+        data=data, next_cursor=page.next_cursor, backwards_cursor=page.backwards_cursor
+    )
 
 
 def _prefix(loaded: LoadedThread, last_turn_id: str | None) -> LoadedThread:
@@ -135,7 +149,7 @@ def _copy(source: LoadedThread, record: ThreadRecord) -> Batch:
     )
 
 
-async def fork(state: ServerState, ctx: RequestContext, params: Any) -> dict[str, Any]:
+async def fork(state: ServerState, ctx: RequestContext, params: tl.ThreadForkParams) -> tl.ThreadForkResponse:
     loaded = await state.store.load_thread(params.thread_id)
     if loaded is None:
         raise InvalidRequest(f"no rollout found for thread id {params.thread_id}")
@@ -159,16 +173,17 @@ async def fork(state: ServerState, ctx: RequestContext, params: Any) -> dict[str
         handle = state.threads.create(record, settings, ephemeral=True)
         handle.session.history = [h.item for h in source.history]
     state.subscriptions.subscribe(record.id, ctx.connection)
-    turns = [] if params.exclude_turns else [turn_json(t, [], "notLoaded") for t in source.turns]
-    thread = thread_json(
+    turns = [] if params.exclude_turns else [turn_view(t, [], "notLoaded") for t in source.turns]
+    thread = thread_view(
         record, status=handle.session.status, loaded=True, ephemeral=bool(params.ephemeral), turns=turns
     )
-    ctx.respond(session_response(thread, handle.session.settings))
-    send_notification(state.connections(), "thread/started", {"thread": thread})
-    return {}
+    ctx.after_response(lambda: announce_started(state, thread))
+    return session_response(tl.ThreadForkResponse, thread, handle.session.settings)
 
 
-async def revert(state: ServerState, ctx: RequestContext, params: Any) -> dict[str, Any]:
+async def revert(
+    state: ServerState, ctx: RequestContext, params: ta.ThreadRevertParams
+) -> ta.ThreadRevertResponse:
     handle = state.threads.get(params.thread_id)
     if handle is None:
         raise InvalidRequest(f"thread not loaded: {params.thread_id}")
@@ -184,7 +199,6 @@ async def revert(state: ServerState, ctx: RequestContext, params: Any) -> dict[s
     assert opened is not None
     reloaded = opened.handle
     await reloaded.session.set_status({"type": "idle"})
-    thread = thread_json(reloaded.session.record, status=reloaded.session.status, loaded=True)
-    ctx.respond({"thread": thread, "turnsBackwardsCursor": None, "itemsBackwardsCursor": None})
-    await reloaded.emit("thread/reverted", {"threadId": params.thread_id})
-    return {}
+    thread = thread_view(reloaded.session.record, status=reloaded.session.status, loaded=True)
+    ctx.after_response(lambda: reloaded.emit("thread/reverted", {"threadId": params.thread_id}))
+    return ta.ThreadRevertResponse(thread=thread)

@@ -5,9 +5,13 @@ from __future__ import annotations
 import os
 import platform
 import re
-from typing import Any
 
 from tether_protocol import CODEX_PROTOCOL_VERSION
+from tether_protocol.v2 import account as acct
+from tether_protocol.v2 import collaboration as collab
+from tether_protocol.v2 import config as cfgw
+from tether_protocol.v2 import model as mdl
+from tether_protocol.v2.initialize import InitializeParams, InitializeResponse
 from tether_server.config import config_to_wire, origins_to_wire, resolve_api_key
 from tether_server.errors import ConfigError, InvalidRequest
 from tether_server.processor.state import ServerState
@@ -25,7 +29,7 @@ def _os_description() -> str:
     return f"{name} {version}".strip()
 
 
-async def initialize(state: ServerState, ctx: RequestContext, params: Any) -> dict[str, Any]:
+async def initialize(state: ServerState, ctx: RequestContext, params: InitializeParams) -> InitializeResponse:
     name = params.client_info.name
     if not _HEADER_VALUE.match(name):
         raise InvalidRequest(f"Invalid clientInfo.name: {name!r}. Must be a valid HTTP header value.")
@@ -37,51 +41,43 @@ async def initialize(state: ServerState, ctx: RequestContext, params: Any) -> di
         f"{state.originator}/{CODEX_PROTOCOL_VERSION} ({_os_description()}; {platform.machine()}) "
         f"tether/{state.version} ({name}; {params.client_info.version})"
     )
-    return {
-        "userAgent": ua,
-        "codexHome": str(state.home),
-        "platformFamily": "unix" if platform.system() != "Windows" else "windows",
-        "platformOs": platform.system().lower(),
-    }
+    return InitializeResponse(
+        user_agent=ua,
+        codex_home=str(state.home),
+        platform_family="unix" if platform.system() != "Windows" else "windows",
+        platform_os=platform.system().lower(),
+    )
 
 
-async def config_read(state: ServerState, ctx: RequestContext, params: Any) -> dict[str, Any]:
-    return {
-        "config": config_to_wire(state.config),
-        "origins": origins_to_wire(state.config),
-        "layers": None,
-    }
+async def config_read(
+    state: ServerState, ctx: RequestContext, params: cfgw.ConfigReadParams
+) -> cfgw.ConfigReadResponse:
+    return cfgw.ConfigReadResponse.model_validate(
+        {"config": config_to_wire(state.config), "origins": origins_to_wire(state.config), "layers": None}
+    )
 
 
-def _model_entry(slug: str, provider: str, default: bool) -> dict[str, Any]:
-    efforts = [
-        {"reasoningEffort": e, "description": d}
-        for e, d in (("low", "Fast responses"), ("medium", "Balanced"), ("high", "Deeper reasoning"))
-    ]
-    return {
-        "id": slug,
-        "model": slug,
-        "displayName": slug,
-        "description": f"{slug} via the {provider} provider",
-        "hidden": False,
-        "isDefault": default,
-        "supportedReasoningEfforts": efforts,
-        "defaultReasoningEffort": "medium",
-        "inputModalities": ["text", "image"],
-        "supportsPersonality": False,
-        "additionalSpeedTiers": [],
-        "serviceTiers": [],
-        "defaultServiceTier": None,
-        "upgrade": None,
-        "upgradeInfo": None,
-        "availabilityNux": None,
-        "modelSpecialty": None,
-        "multiAgentVersion": None,
-        "availableAccessPrograms": None,
-    }
+_EFFORTS = (("low", "Fast responses"), ("medium", "Balanced"), ("high", "Deeper reasoning"))
 
 
-async def model_list(state: ServerState, ctx: RequestContext, params: Any) -> dict[str, Any]:
+def _model_entry(slug: str, provider: str, default: bool) -> mdl.Model:
+    return mdl.Model(
+        id=slug,
+        model=slug,
+        display_name=slug,
+        description=f"{slug} via the {provider} provider",
+        is_default=default,
+        supported_reasoning_efforts=[
+            mdl.ReasoningEffortOption(reasoning_effort=e, description=d) for e, d in _EFFORTS
+        ],
+        default_reasoning_effort="medium",
+        input_modalities=["text", "image"],
+    )
+
+
+async def model_list(
+    state: ServerState, ctx: RequestContext, params: mdl.ModelListParams
+) -> mdl.ModelListResponse:
     cfg = state.config.config
     provider = params.model_provider or cfg.model_provider
     slugs = [cfg.model]
@@ -93,20 +89,24 @@ async def model_list(state: ServerState, ctx: RequestContext, params: Any) -> di
     limit = params.limit or len(data)
     page = data[start : start + limit]
     nxt = str(start + limit) if start + limit < len(data) else None
-    return {"data": page, "nextCursor": nxt}
+    return mdl.ModelListResponse(data=page, next_cursor=nxt)
 
 
-async def collaboration_modes(state: ServerState, ctx: RequestContext, params: Any) -> dict[str, Any]:
+async def collaboration_modes(
+    state: ServerState, ctx: RequestContext, params: collab.CollaborationModeListParams
+) -> collab.CollaborationModeListResponse:
     model = state.config.config.model
-    return {
-        "data": [
-            {"name": "Default", "mode": "default", "model": model, "reasoning_effort": None},
-            {"name": "Plan", "mode": "plan", "model": model, "reasoning_effort": None},
+    return collab.CollaborationModeListResponse(
+        data=[
+            collab.CollaborationModeMask(name="Default", mode="default", model=model),
+            collab.CollaborationModeMask(name="Plan", mode="plan", model=model),
         ]
-    }
+    )
 
 
-async def account_read(state: ServerState, ctx: RequestContext, params: Any) -> dict[str, Any]:
+async def account_read(
+    state: ServerState, ctx: RequestContext, params: acct.GetAccountParams
+) -> acct.GetAccountResponse:
     """Tether authenticates with provider API keys: an `apiKey` account when the key is set."""
     cfg = state.config.config
     info = cfg.model_providers.get(cfg.model_provider)
@@ -116,4 +116,4 @@ async def account_read(state: ServerState, ctx: RequestContext, params: Any) -> 
             has_key = resolve_api_key(info, os.environ) is not None
         except ConfigError:
             has_key = False
-    return {"account": {"type": "apiKey"} if has_key else None, "requiresOpenaiAuth": False, "userId": None}
+    return acct.GetAccountResponse(account=acct.ApiKeyAccount() if has_key else None)

@@ -9,6 +9,8 @@ from typing import Any
 from pydantic import BaseModel
 
 from tether_protocol import CODEX_PROTOCOL_VERSION
+from tether_protocol.v2.thread_lifecycle import SessionOverrides
+from tether_protocol.v2.turn import TurnStartParams
 from tether_server.config import Config, with_overrides
 from tether_server.core.ids import now_s, uuid7
 from tether_server.core.settings import TurnSettings, sandbox_policy_for_mode
@@ -44,11 +46,11 @@ def config_for(config: Config, overrides: dict[str, Any] | None) -> Config:
     return with_overrides(config, overrides) if overrides else config
 
 
-def thread_settings(config: Config, params: Any, default_cwd: Path) -> TurnSettings:
+def thread_settings(config: Config, params: SessionOverrides, default_cwd: Path) -> TurnSettings:
     """Settings of a new (or resumed) thread from config and the start/resume/fork params."""
-    cfg = config_for(config, getattr(params, "config", None))
-    cwd = absolute_cwd(getattr(params, "cwd", None), default_cwd)
-    mode = getattr(params, "sandbox", None) or cfg.sandbox_mode
+    cfg = config_for(config, params.config)
+    cwd = absolute_cwd(params.cwd, default_cwd)
+    mode = params.sandbox or cfg.sandbox_mode
     ww = cfg.sandbox_workspace_write
     policy = sandbox_policy_for_mode(
         str(wire(mode)),
@@ -57,28 +59,28 @@ def thread_settings(config: Config, params: Any, default_cwd: Path) -> TurnSetti
         exclude_tmpdir=ww.exclude_tmpdir_env_var,
         exclude_slash_tmp=ww.exclude_slash_tmp,
     )
-    provider = getattr(params, "model_provider", None) or cfg.model_provider
+    provider = params.model_provider or cfg.model_provider
     if provider not in cfg.model_providers:
         raise InvalidRequest(
             f"unknown model provider `{provider}`; configure it under [model_providers.{provider}]"
         )
     return TurnSettings(
         cwd=cwd,
-        model=getattr(params, "model", None) or cfg.model,
+        model=params.model or cfg.model,
         model_provider=provider,
-        approval_policy=_approval(getattr(params, "approval_policy", None) or cfg.approval_policy),
-        approvals_reviewer=str(wire(getattr(params, "approvals_reviewer", None) or cfg.approvals_reviewer)),
+        approval_policy=_approval(params.approval_policy or cfg.approval_policy),
+        approvals_reviewer=str(wire(params.approvals_reviewer or cfg.approvals_reviewer)),
         sandbox_policy=policy,
         effort=cfg.model_reasoning_effort,
         summary=cfg.model_reasoning_summary,
-        base_instructions=getattr(params, "base_instructions", None) or cfg.instructions,
-        developer_instructions=getattr(params, "developer_instructions", None) or cfg.developer_instructions,
+        base_instructions=params.base_instructions or cfg.instructions,
+        developer_instructions=params.developer_instructions or cfg.developer_instructions,
         personality=wire(getattr(params, "personality", None)) or cfg.personality,
-        service_tier=getattr(params, "service_tier", None) or cfg.service_tier,
+        service_tier=params.service_tier or cfg.service_tier,
     )
 
 
-def turn_settings(current: TurnSettings, params: Any) -> TurnSettings:
+def turn_settings(current: TurnSettings, params: TurnStartParams) -> TurnSettings:
     """Apply `turn/start` overrides; they persist for later turns."""
     cwd = params.cwd
     if cwd is not None:

@@ -4,40 +4,52 @@ from __future__ import annotations
 
 from typing import Any, cast
 
+from tether_protocol.common import WireModel
+from tether_protocol.v2 import notifications as n
+from tether_protocol.v2 import thread_admin as ta
+from tether_protocol.v2 import thread_history as th
+from tether_protocol.v2 import thread_lifecycle as tl
+from tether_protocol.v2.thread import Thread
+from tether_protocol.v2.turn import Turn
 from tether_server.core.ids import now_s
-from tether_server.errors import Conflict, InvalidRequest, NotFound, archived_message
+from tether_server.errors import Conflict, InvalidParams, InvalidRequest, NotFound, archived_message
 from tether_server.processor.lifecycle import announce_recovered
 from tether_server.processor.settings import default_cwd, new_thread_record, thread_settings, wire
 from tether_server.processor.state import ServerState
 from tether_server.processor.subscriptions import encode_event
-from tether_server.processor.views import session_response, thread_json, turn_json
+from tether_server.processor.views import session_response, thread_view, turn_view
+from tether_server.rpc.connection import Connection
 from tether_server.rpc.context import RequestContext
 from tether_server.rpc.outgoing import send_notification
 from tether_server.store.base import EventRecord, InvalidCursor, SortKey, ThreadQuery, ThreadRecord
 from tether_server.threads.handle import ThreadEvent, ThreadHandle
 
 
-def _loaded_json(
-    state: ServerState, handle: ThreadHandle, turns: list[dict[str, Any]] | None = None
-) -> dict[str, Any]:
+def _loaded_view(handle: ThreadHandle, turns: list[Turn] | None = None) -> Thread:
     s = handle.session
-    return thread_json(s.record, status=s.status, loaded=True, ephemeral=s.ephemeral, turns=turns)
+    return thread_view(s.record, status=s.status, loaded=True, ephemeral=s.ephemeral, turns=turns)
 
 
-async def start(state: ServerState, ctx: RequestContext, params: Any) -> dict[str, Any]:
+def announce_started(state: ServerState, thread: Thread) -> None:
+    """`thread/started` to every connection (after the response that created the thread)."""
+    _broadcast(state, "thread/started", n.ThreadStartedNotification(thread=thread))
+
+
+async def start(
+    state: ServerState, ctx: RequestContext, params: tl.ThreadStartParams
+) -> tl.ThreadStartResponse:
     if state.draining:
         raise Conflict("Server is draining; retry after reconnecting", data={"reason": "serverShuttingDown"})
     settings = thread_settings(state.config.config, params, default_cwd())
     record = new_thread_record(settings, originator=state.originator or ctx.connection.client_name)
     handle = state.threads.create(record, settings, ephemeral=bool(params.ephemeral))
     state.subscriptions.subscribe(record.id, ctx.connection)
-    thread = _loaded_json(state, handle)
-    ctx.respond(session_response(thread, settings))
-    send_notification(state.connections(), "thread/started", {"thread": thread})
-    return {}
+    thread = _loaded_view(handle)
+    ctx.after_response(lambda: announce_started(state, thread))
+    return session_response(tl.ThreadStartResponse, thread, settings)
 
 
-async def _turns_of(state: ServerState, thread_id: str) -> list[dict[str, Any]]:
+async def _turns_of(state: ServerState, thread_id: str) -> list[Turn]:
     page = await state.store.list_turns(thread_id, cursor=None, limit=100_000, direction="asc")
     items = await state.store.list_items(
         thread_id, turn_id=None, cursor=None, limit=1_000_000, direction="asc"
@@ -45,10 +57,12 @@ async def _turns_of(state: ServerState, thread_id: str) -> list[dict[str, Any]]:
     by_turn: dict[str, list[dict[str, Any]]] = {}
     for it in items.data:
         by_turn.setdefault(it.turn_id, []).append(it.item)
-    return [turn_json(t, by_turn.get(t.turn_id, []), "full") for t in page.data]
+    return [turn_view(t, by_turn.get(t.turn_id, []), "full") for t in page.data]
 
 
-async def resume(state: ServerState, ctx: RequestContext, params: Any) -> dict[str, Any]:
+async def resume(
+    state: ServerState, ctx: RequestContext, params: tl.ThreadResumeParams
+) -> tl.ThreadResumeResponse:
     opened = await state.threads.open(params.thread_id)
     if opened is None:
         raise InvalidRequest(f"no rollout found for thread id {params.thread_id}")
@@ -59,28 +73,24 @@ async def resume(state: ServerState, ctx: RequestContext, params: Any) -> dict[s
     if opened.loaded_now:
         await session.set_status({"type": "idle"})
     turns = [] if params.exclude_turns or session.ephemeral else await _turns_of(state, params.thread_id)
-    thread = _loaded_json(state, handle, turns)
-    response = session_response(thread, session.settings)
-    response.update(
-        collaborationMode=None, initialTurnsPage=None, turnsBackwardsCursor=None, itemsBackwardsCursor=None
-    )
+    thread = _loaded_view(handle, turns)
+    conn = ctx.connection
     if params.after_seq is None:
-        state.subscriptions.subscribe(params.thread_id, ctx.connection)
-        ctx.respond(response)
+        state.subscriptions.subscribe(params.thread_id, conn)
     else:
         # Read the store first: once the response is out, the replay follows it with no await
         # in between, so a client's next round trip sees everything it missed.
-        stored = await state.store.read_events(handle.thread_id, params.after_seq, limit=1_000_000)
-        ctx.respond(response)
-        replay_then_subscribe(state, ctx, handle, params.after_seq, stored)
-    await announce_recovered(state, handle)
-    if state.approvals is not None:
-        state.approvals.resend(params.thread_id, ctx.connection)
-    return {}
+        after_seq = params.after_seq
+        stored = await state.store.read_events(handle.thread_id, after_seq, limit=1_000_000)
+        ctx.after_response(lambda: replay_then_subscribe(state, conn, handle, after_seq, stored))
+    ctx.after_response(lambda: announce_recovered(state, handle))
+    approvals = state.approvals
+    ctx.after_response(lambda: approvals.resend(params.thread_id, conn))
+    return session_response(tl.ThreadResumeResponse, thread, session.settings)
 
 
 def replay_then_subscribe(
-    state: ServerState, ctx: RequestContext, handle: ThreadHandle, after_seq: int, stored: list[EventRecord]
+    state: ServerState, conn: Connection, handle: ThreadHandle, after_seq: int, stored: list[EventRecord]
 ) -> None:
     """Send exactly what the client missed, then make it a live subscriber, with no gap between.
 
@@ -93,7 +103,6 @@ def replay_then_subscribe(
         e.seq: ThreadEvent(e.thread_id, e.seq, e.method, e.params, e.emitted_at_ms, True) for e in stored
     }
     events.update((e.seq, e) for e in handle.ring_after(after_seq))
-    conn = ctx.connection
     seen = state.subscriptions.seen_broadcasts(handle.thread_id, conn)
     for seq in sorted(events):
         event = events[seq]
@@ -102,7 +111,7 @@ def replay_then_subscribe(
     state.subscriptions.subscribe(handle.thread_id, conn)
 
 
-async def read(state: ServerState, ctx: RequestContext, params: Any) -> dict[str, Any]:
+async def read(state: ServerState, ctx: RequestContext, params: th.ThreadReadParams) -> th.ThreadReadResponse:
     handle = state.threads.get(params.thread_id)
     if handle is not None:
         record, status = handle.session.record, handle.session.status
@@ -113,8 +122,8 @@ async def read(state: ServerState, ctx: RequestContext, params: Any) -> dict[str
             raise NotFound(f"thread not loaded: {params.thread_id}")
         record, status, loaded, ephemeral = found, None, False, False
     turns = await _turns_of(state, record.id) if params.include_turns and not ephemeral else []
-    thread = thread_json(record, status=status, loaded=loaded, ephemeral=ephemeral, turns=turns)
-    return {"thread": thread, "readState": {"firstUnread": None, "revision": str(record.last_seq)}}
+    thread = thread_view(record, status=status, loaded=loaded, ephemeral=ephemeral, turns=turns)
+    return th.ThreadReadResponse(thread=thread, read_state=th.ThreadReadState(revision=str(record.last_seq)))
 
 
 def _sort_key(key: object) -> SortKey:
@@ -126,7 +135,9 @@ def _sort_key(key: object) -> SortKey:
     return "created_at"
 
 
-async def list_threads(state: ServerState, ctx: RequestContext, params: Any) -> dict[str, Any]:
+async def list_threads(
+    state: ServerState, ctx: RequestContext, params: th.ThreadListParams
+) -> th.ThreadListResponse:
     cwd = params.cwd
     query = ThreadQuery(
         limit=max(1, min(params.limit or 50, 100)),
@@ -141,8 +152,6 @@ async def list_threads(state: ServerState, ctx: RequestContext, params: Any) -> 
         exclude_ids=params.excluded_thread_ids or (),
     )
     if params.originators:
-        from tether_server.errors import InvalidParams
-
         raise InvalidParams("originator filtering is not supported by the local app-server")
     try:
         page = await state.store.list_threads(query)
@@ -152,29 +161,30 @@ async def list_threads(state: ServerState, ctx: RequestContext, params: Any) -> 
     for record in page.data:
         handle = state.threads.get(record.id)
         status = handle.session.status if handle else None
-        data.append(thread_json(record, status=status, loaded=False))
-    return {
-        "data": data,
-        "nextCursor": page.next_cursor,
-        "backwardsCursor": page.backwards_cursor,
-        "readStates": {},
-    }
+        data.append(thread_view(record, status=status, loaded=False))
+    return th.ThreadListResponse(
+        data=data, next_cursor=page.next_cursor, backwards_cursor=page.backwards_cursor
+    )
 
 
-async def loaded_list(state: ServerState, ctx: RequestContext, params: Any) -> dict[str, Any]:
+async def loaded_list(
+    state: ServerState, ctx: RequestContext, params: th.ThreadLoadedListParams
+) -> th.ThreadLoadedListResponse:
     ids = sorted(state.threads.loaded_ids())
     start = int(params.cursor) if params.cursor and str(params.cursor).isdigit() else 0
     limit = params.limit or len(ids) or 1
     page = ids[start : start + limit]
     nxt = str(start + limit) if start + limit < len(ids) else None
-    return {"data": page, "nextCursor": nxt}
+    return th.ThreadLoadedListResponse(data=page, next_cursor=nxt)
 
 
-async def unsubscribe(state: ServerState, ctx: RequestContext, params: Any) -> dict[str, Any]:
+async def unsubscribe(
+    state: ServerState, ctx: RequestContext, params: ta.ThreadUnsubscribeParams
+) -> ta.ThreadUnsubscribeResponse:
     if state.threads.get(params.thread_id) is None:
-        return {"status": "notLoaded"}
+        return ta.ThreadUnsubscribeResponse(status="notLoaded")
     removed = state.subscriptions.unsubscribe(params.thread_id, ctx.connection)
-    return {"status": "unsubscribed" if removed else "notSubscribed"}
+    return ta.ThreadUnsubscribeResponse(status="unsubscribed" if removed else "notSubscribed")
 
 
 async def _record_or_fail(state: ServerState, thread_id: str) -> ThreadRecord:
@@ -187,21 +197,27 @@ async def _record_or_fail(state: ServerState, thread_id: str) -> ThreadRecord:
     return record
 
 
-async def name_set(state: ServerState, ctx: RequestContext, params: Any) -> dict[str, Any]:
+def _broadcast(state: ServerState, method: str, params: WireModel) -> None:
+    send_notification(state.connections(), method, params.wire())
+
+
+async def name_set(
+    state: ServerState, ctx: RequestContext, params: ta.ThreadSetNameParams
+) -> ta.ThreadSetNameResponse:
     name = (params.name or "").strip()
     if not name:
         raise InvalidRequest("thread name must not be empty")
     record = await _record_or_fail(state, params.thread_id)
     record.name = name
     await state.store.set_name(params.thread_id, name, now_s())
-    ctx.respond({})
-    send_notification(
-        state.connections(), "thread/name/updated", {"threadId": params.thread_id, "threadName": name}
-    )
-    return {}
+    update = n.ThreadNameUpdatedNotification(thread_id=params.thread_id, thread_name=name)
+    ctx.after_response(lambda: _broadcast(state, "thread/name/updated", update))
+    return ta.ThreadSetNameResponse()
 
 
-async def archive(state: ServerState, ctx: RequestContext, params: Any) -> dict[str, Any]:
+async def archive(
+    state: ServerState, ctx: RequestContext, params: ta.ThreadArchiveParams
+) -> ta.ThreadArchiveResponse:
     record = await _record_or_fail(state, params.thread_id)
     handle = state.threads.get(params.thread_id)
     if handle is not None and handle.session.active is not None:
@@ -211,23 +227,31 @@ async def archive(state: ServerState, ctx: RequestContext, params: Any) -> dict[
     record.archived = True
     if handle is not None:
         await _unload(state, handle)
-    ctx.respond({})
-    send_notification(state.connections(), "thread/archived", {"threadId": params.thread_id})
-    return {}
+    ctx.after_response(
+        lambda: _broadcast(state, "thread/archived", n.ThreadArchivedNotification(thread_id=params.thread_id))
+    )
+    return ta.ThreadArchiveResponse()
 
 
-async def unarchive(state: ServerState, ctx: RequestContext, params: Any) -> dict[str, Any]:
+async def unarchive(
+    state: ServerState, ctx: RequestContext, params: ta.ThreadUnarchiveParams
+) -> ta.ThreadUnarchiveResponse:
     record = await state.store.get_thread(params.thread_id)
     if record is None:
         raise NotFound(f"no rollout found for thread id {params.thread_id}")
     await state.store.set_archived(params.thread_id, False, now_s())
     record.archived = False
-    ctx.respond({"thread": thread_json(record, status=None, loaded=False)})
-    send_notification(state.connections(), "thread/unarchived", {"threadId": params.thread_id})
-    return {}
+    ctx.after_response(
+        lambda: _broadcast(
+            state, "thread/unarchived", n.ThreadUnarchivedNotification(thread_id=params.thread_id)
+        )
+    )
+    return ta.ThreadUnarchiveResponse(thread=thread_view(record, status=None, loaded=False))
 
 
-async def delete(state: ServerState, ctx: RequestContext, params: Any) -> dict[str, Any]:
+async def delete(
+    state: ServerState, ctx: RequestContext, params: ta.ThreadDeleteParams
+) -> ta.ThreadDeleteResponse:
     handle = state.threads.get(params.thread_id)
     if handle is not None:
         if handle.session.active is not None:
@@ -237,9 +261,10 @@ async def delete(state: ServerState, ctx: RequestContext, params: Any) -> dict[s
     deleted = await state.store.delete_thread(params.thread_id)
     if not deleted and handle is None:
         raise InvalidRequest(f"no rollout found for thread id {params.thread_id}")
-    ctx.respond({})
-    send_notification(state.connections(), "thread/deleted", {"threadId": params.thread_id})
-    return {}
+    ctx.after_response(
+        lambda: _broadcast(state, "thread/deleted", n.ThreadDeletedNotification(thread_id=params.thread_id))
+    )
+    return ta.ThreadDeleteResponse()
 
 
 async def _unload(state: ServerState, handle: ThreadHandle) -> None:

@@ -4,6 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from tether_protocol.v2 import thread_admin as ta
+from tether_protocol.v2 import turn as tu
+from tether_protocol.v2.inputs import UserInput
 from tether_server.errors import Conflict, NotFound, archived_message
 from tether_server.processor.settings import turn_settings, wire
 from tether_server.processor.state import ServerState
@@ -20,7 +23,7 @@ def _handle(state: ServerState, thread_id: str) -> ThreadHandle:
     return handle
 
 
-def _content(inputs: list[Any]) -> list[dict[str, Any]]:
+def _content(inputs: list[UserInput]) -> list[dict[str, Any]]:
     out: list[dict[str, Any]] = []
     for entry in inputs:
         data = wire(entry)
@@ -30,7 +33,7 @@ def _content(inputs: list[Any]) -> list[dict[str, Any]]:
     return out
 
 
-async def start(state: ServerState, ctx: RequestContext, params: Any) -> dict[str, Any]:
+async def start(state: ServerState, ctx: RequestContext, params: tu.TurnStartParams) -> tu.TurnStartResponse:
     handle = _handle(state, params.thread_id)
     session = handle.session
     if session.active is None and state.draining:
@@ -40,27 +43,33 @@ async def start(state: ServerState, ctx: RequestContext, params: Any) -> dict[st
     settings = turn_settings(session.settings, params)
     schema = params.output_schema if isinstance(params.output_schema, dict) else None
     turn, _new = session.start_turn(_content(params.input), params.client_user_message_id, settings, schema)
-    return {"turn": turn}
+    return tu.TurnStartResponse.model_validate({"turn": turn})
 
 
-async def steer(state: ServerState, ctx: RequestContext, params: Any) -> dict[str, Any]:
+async def steer(state: ServerState, ctx: RequestContext, params: tu.TurnSteerParams) -> tu.TurnSteerResponse:
     session = _handle(state, params.thread_id).session
     turn_id = session.steer(_content(params.input), params.expected_turn_id, params.client_user_message_id)
-    return {"turnId": turn_id}
+    return tu.TurnSteerResponse(turn_id=turn_id)
 
 
-async def interrupt(state: ServerState, ctx: RequestContext, params: Any) -> dict[str, Any]:
+async def interrupt(
+    state: ServerState, ctx: RequestContext, params: tu.TurnInterruptParams
+) -> tu.TurnInterruptResponse:
     session = _handle(state, params.thread_id).session
     session.interrupt(params.turn_id)
-    return {}
+    return tu.TurnInterruptResponse()
 
 
-async def shell_command(state: ServerState, ctx: RequestContext, params: Any) -> dict[str, Any]:
+async def shell_command(
+    state: ServerState, ctx: RequestContext, params: ta.ThreadShellCommandParams
+) -> ta.ThreadShellCommandResponse:
     session = _handle(state, params.thread_id).session
     session.shell_command(params.command, params.timeout_ms)
-    return {}
+    return ta.ThreadShellCommandResponse()
 
 
-async def compact_start(state: ServerState, ctx: RequestContext, params: Any) -> dict[str, Any]:
+async def compact_start(
+    state: ServerState, ctx: RequestContext, params: ta.ThreadCompactStartParams
+) -> ta.ThreadCompactStartResponse:
     _handle(state, params.thread_id).session.start_compact()
-    return {}
+    return ta.ThreadCompactStartResponse()

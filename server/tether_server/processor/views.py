@@ -1,98 +1,98 @@
-"""Wire views of threads (the `Thread` object and the session response around it)."""
+"""Wire views of stored threads: the `Thread` and `Turn` models, and the session response around them."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, TypeVar
 
 from tether_protocol import CODEX_PROTOCOL_VERSION
+from tether_protocol.v2.thread import Thread, ThreadEnvironment, ThreadStatusNotLoaded
+from tether_protocol.v2.thread_lifecycle import ThreadSessionResponse
+from tether_protocol.v2.turn import Turn, TurnItemsView
 from tether_server.core.settings import TurnSettings
-from tether_server.store.base import ThreadRecord
+from tether_server.store.base import ThreadRecord, TurnRecord
 
-NOT_LOADED = {"type": "notLoaded"}
+S = TypeVar("S", bound=ThreadSessionResponse)
 
 
-def thread_json(
+def thread_view(
     record: ThreadRecord,
     *,
     status: dict[str, Any] | None,
     loaded: bool,
     ephemeral: bool = False,
-    turns: list[dict[str, Any]] | None = None,
-) -> dict[str, Any]:
+    turns: list[Turn] | None = None,
+) -> Thread:
+    """The `Thread` of a stored record; `status` None means not loaded."""
     environments = (
-        [{"environmentId": "local", "cwd": record.cwd, "runtimeWorkspaceRoots": [record.cwd]}]
+        [ThreadEnvironment(environment_id="local", cwd=record.cwd, runtime_workspace_roots=[record.cwd])]
         if loaded
         else None
     )
-    return {
-        "id": record.id,
-        "sessionId": record.id,
-        "forkedFromId": record.forked_from_id,
-        "parentThreadId": None,
-        "preview": record.preview,
-        "ephemeral": ephemeral,
-        "section": None,
-        "sectionEnteredAt": None,
-        "projectId": None,
-        "historyMode": "paginated",
-        "modelProvider": record.model_provider,
-        "model": record.model,
-        "reasoningEffort": (record.settings or {}).get("effort"),
-        "createdAt": record.created_at,
-        "updatedAt": record.updated_at,
-        "recencyAt": record.recency_at,
-        "status": status or NOT_LOADED,
-        "path": None,
-        "cwd": record.cwd,
-        "cliVersion": record.cli_version or CODEX_PROTOCOL_VERSION,
-        "originator": record.originator,
-        "source": record.source,
-        "threadSource": None,
-        "agentNickname": None,
-        "agentRole": None,
-        "gitInfo": record.git_info,
-        "name": record.name,
-        "turns": turns or [],
-        "environments": environments,
-        "extra": None,
-        "attachedToThreadId": None,
-        "canAcceptDirectInput": True if loaded else None,
-        "daybreakEnabled": None,
-    }
+    return Thread.model_validate(
+        {
+            "id": record.id,
+            "session_id": record.id,
+            "forked_from_id": record.forked_from_id,
+            "preview": record.preview,
+            "ephemeral": ephemeral,
+            "history_mode": "paginated",
+            "model_provider": record.model_provider,
+            "model": record.model,
+            "reasoning_effort": (record.settings or {}).get("effort"),
+            "created_at": record.created_at,
+            "updated_at": record.updated_at,
+            "recency_at": record.recency_at,
+            "status": status or ThreadStatusNotLoaded(),
+            "cwd": record.cwd,
+            "cli_version": record.cli_version or CODEX_PROTOCOL_VERSION,
+            "originator": record.originator,
+            "source": record.source,
+            "git_info": record.git_info,
+            "name": record.name,
+            "turns": turns or [],
+            "environments": environments,
+            "can_accept_direct_input": True if loaded else None,
+        }
+    )
 
 
-def session_response(thread: dict[str, Any], settings: TurnSettings) -> dict[str, Any]:
+def session_response(cls: type[S], thread: Thread, settings: TurnSettings, **extra: Any) -> S:
+    """A start/resume/fork response: the thread and the settings its turns run with."""
     policy = settings.sandbox_policy
     profile = {"id": ":read-only", "extends": None} if policy.get("type") == "readOnly" else None
-    return {
-        "thread": thread,
-        "model": settings.model,
-        "modelProvider": settings.model_provider,
-        "serviceTier": settings.service_tier,
-        "disabledPluginIds": [],
-        "cwd": settings.cwd,
-        "instructionSources": [],
-        "approvalPolicy": settings.approval_policy,
-        "approvalsReviewer": settings.approvals_reviewer,
-        "sandbox": policy,
-        "reasoningEffort": settings.effort,
-        "runtimeWorkspaceRoots": [settings.cwd],
-        "activePermissionProfile": profile,
-        "multiAgentMode": "explicitRequestOnly",
-    }
+    return cls.model_validate(
+        {
+            "thread": thread,
+            "model": settings.model,
+            "model_provider": settings.model_provider,
+            "service_tier": settings.service_tier,
+            "cwd": settings.cwd,
+            "approval_policy": settings.approval_policy,
+            "approvals_reviewer": settings.approvals_reviewer,
+            "sandbox": policy,
+            "reasoning_effort": settings.effort,
+            "runtime_workspace_roots": [settings.cwd],
+            "active_permission_profile": profile,
+            "multi_agent_mode": "explicitRequestOnly",
+            **extra,
+        }
+    )
 
 
-def turn_json(
-    record: Any, items: list[dict[str, Any]] | None = None, view: str = "notLoaded"
-) -> dict[str, Any]:
-    return {
-        "id": record.turn_id,
-        "rootTurnId": record.turn_id,
-        "items": items or [],
-        "itemsView": view,
-        "status": record.status,
-        "error": record.error,
-        "startedAt": record.started_at,
-        "completedAt": record.completed_at,
-        "durationMs": record.duration_ms,
-    }
+def turn_view(
+    record: TurnRecord, items: list[dict[str, Any]] | None = None, view: TurnItemsView = "notLoaded"
+) -> Turn:
+    """The `Turn` of a stored turn with (some of) its stored items."""
+    return Turn.model_validate(
+        {
+            "id": record.turn_id,
+            "root_turn_id": record.turn_id,
+            "items": items or [],
+            "items_view": view,
+            "status": record.status,
+            "error": record.error,
+            "started_at": record.started_at,
+            "completed_at": record.completed_at,
+            "duration_ms": record.duration_ms,
+        }
+    )

@@ -1,31 +1,34 @@
 """The JSON-RPC engine: decode, gate, correlate, dispatch — and the one place errors become wire errors.
 
-It knows methods only through the method table (`MethodSpec`) and a handler map injected by the
-composition root; it knows nothing of threads.
+It knows methods only through the method table (`MethodSpec`) and the routes injected by the
+composition root; it knows nothing of threads. Params are validated against the spec's model on
+the way in (-32602), results against its result model on the way out; each request is answered
+through one `Reply`, so never twice.
 """
 
 from __future__ import annotations
 
 import asyncio
+import functools
+import inspect
 from collections.abc import Awaitable, Callable, Mapping
 from typing import Any
 
 import orjson
 import structlog
-from pydantic import BaseModel
 
 from tether_protocol import ErrorCode, jsonrpc
-from tether_protocol.spec import MethodSpec
+from tether_protocol.spec import AnyMethodSpec
 from tether_protocol.v2.initialize import InitializeParams
 from tether_server import log
-from tether_server.errors import InvalidRequest, MethodNotFound, Overloaded, TetherError
+from tether_server.errors import InvalidRequest, MethodNotFound, Overloaded
 from tether_server.rpc.connection import Capabilities, Connection
-from tether_server.rpc.context import RequestContext
-from tether_server.rpc.outgoing import ClientReply, ServerRequests, encode
+from tether_server.rpc.context import Deferred, RequestContext
+from tether_server.rpc.outgoing import ClientReply, ServerRequests
+from tether_server.rpc.routes import AnyRoute, Reply, Route, check_routes, reply_error
 from tether_server.rpc.scopes import ScopeLocks
 from tether_server.rpc.validation import check_experimental, parse_params
 
-Handler = Callable[[RequestContext, Any], Awaitable[BaseModel | dict[str, Any]]]
 ConnectionHook = Callable[[Connection], Awaitable[None]]
 
 _log = log.get("tether.rpc")
@@ -37,26 +40,28 @@ class Dispatcher:
 
     def __init__(
         self,
-        methods: Mapping[str, MethodSpec],
-        handlers: Mapping[str, Handler],
+        methods: Mapping[str, AnyMethodSpec],
+        routes: Mapping[str, AnyRoute],
         *,
+        unimplemented: frozenset[str] = frozenset(),
+        connections: set[Connection] | None = None,
         server_requests: ServerRequests | None = None,
         max_inflight: int = 1024,
         on_initialized: ConnectionHook | None = None,
         on_disconnect: ConnectionHook | None = None,
     ) -> None:
-        missing = set(handlers) - set(methods)
-        if missing:
-            raise ValueError(f"handlers for methods not in the table: {sorted(missing)}")
+        check_routes(methods, routes, unimplemented)
         self._methods = methods
-        self._handlers = handlers
+        self._routes = routes
         self.server_requests = server_requests or ServerRequests()
         self._max_inflight = max_inflight
         self._inflight = 0
         self._scopes = ScopeLocks()
         self._on_initialized = on_initialized
         self._on_disconnect = on_disconnect
-        self.connections: set[Connection] = set()
+        # Shared with whoever broadcasts (the composition root passes the same set on).
+        self.connections: set[Connection] = set() if connections is None else connections
+        self._deferred: set[asyncio.Task[None]] = set()
 
     async def serve(self, conn: Connection) -> None:
         """Run one connection to its end; requests still queued for it are skipped."""
@@ -106,12 +111,10 @@ class Dispatcher:
             message = orjson.loads(frame)
         except orjson.JSONDecodeError:
             _log.warning("frame.unparseable", connection_id=conn.id, size=len(frame))
-            self._reply_error(conn, None, ErrorCode.PARSE_ERROR, "Parse error: invalid JSON")
+            reply_error(conn, None, ErrorCode.PARSE_ERROR, "Parse error: invalid JSON")
             return None
         if not isinstance(message, dict):
-            self._reply_error(
-                conn, None, ErrorCode.INVALID_REQUEST, "Invalid request: expected a JSON object"
-            )
+            reply_error(conn, None, ErrorCode.INVALID_REQUEST, "Invalid request: expected a JSON object")
             return None
         if "method" in message:
             return self._on_method(conn, message)
@@ -119,7 +122,7 @@ class Dispatcher:
             self._on_reply(conn, message)
             return None
         rid = message.get("id")
-        self._reply_error(
+        reply_error(
             conn,
             rid if jsonrpc.is_request_id(rid) else None,
             ErrorCode.INVALID_REQUEST,
@@ -135,17 +138,15 @@ class Dispatcher:
             return None
         rid = message["id"]
         if not jsonrpc.is_request_id(rid):
-            self._reply_error(
+            reply_error(
                 conn, None, ErrorCode.INVALID_REQUEST, "Invalid request: `id` must be a string or an integer"
             )
             return None
         if not isinstance(method, str):
-            self._reply_error(
-                conn, rid, ErrorCode.INVALID_REQUEST, "Invalid request: `method` must be a string"
-            )
+            reply_error(conn, rid, ErrorCode.INVALID_REQUEST, "Invalid request: `method` must be a string")
             return None
         if self._inflight >= self._max_inflight:
-            self._reply_error(conn, rid, ErrorCode.SERVER_OVERLOADED, OVERLOADED)
+            reply_error(conn, rid, ErrorCode.SERVER_OVERLOADED, OVERLOADED)
             return None
         self._inflight += 1
         task = asyncio.create_task(self._run_request(conn, rid, method, message.get("params")))
@@ -168,26 +169,19 @@ class Dispatcher:
 
     async def _run_request(self, conn: Connection, rid: jsonrpc.RequestId, method: str, raw: Any) -> None:
         structlog.contextvars.bind_contextvars(connection_id=conn.id, request_id=rid, method=method)
+        reply = Reply(conn, rid)
         try:
-            result = await self._dispatch(conn, rid, method, raw)
-        except TetherError as exc:
-            self._reply_error(conn, rid, exc.code, exc.message, exc.data)
+            await self._dispatch(conn, reply, method, raw)
         except asyncio.CancelledError:
             raise
-        except Exception:  # noqa: BLE001 - the one boundary where a handler bug becomes -32603
-            _log.exception("request.failed")
-            self._reply_error(conn, rid, ErrorCode.INTERNAL_ERROR, "Internal error")
-        else:
-            if result is not None and conn.is_open:
-                conn.send_frame(encode(jsonrpc.response(rid, result)))
+        except Exception as exc:  # noqa: BLE001 - the one boundary where exceptions become errors
+            reply.fail(exc)
 
-    async def _dispatch(
-        self, conn: Connection, rid: jsonrpc.RequestId, method: str, raw: Any
-    ) -> dict[str, Any] | None:
-        """Run the handler; None means the answer already went out (or the client is gone)."""
+    async def _dispatch(self, conn: Connection, reply: Reply, method: str, raw: Any) -> None:
+        """Gate, validate, run the handler under its scope lock, answer, then run its after-work."""
         spec = self._methods.get(method)
-        handler = self._handlers.get(method)
-        if spec is None or handler is None:
+        route = self._routes.get(method)
+        if spec is None or route is None:
             raise MethodNotFound(f"Method not found: {method}")
         if method == "initialize":
             if conn.initialized:
@@ -199,17 +193,30 @@ class Dispatcher:
         key = getattr(params, spec.scope, None) if spec.scope else None
         async with self._scopes.hold(str(key) if key is not None else None):
             if not conn.is_open:
-                return None
-            ctx = RequestContext(conn, rid, method)
+                return
+            ctx = RequestContext(conn, reply.request_id, method)
+            outcome = await route.handler(ctx, params)
+            if isinstance(outcome, Deferred):
+                self._settle_later(reply, spec, outcome)
+                return
             if method == "initialize":
-                return await self._initialize(ctx, handler, params)
-            result = _as_wire(await handler(ctx, params))
-            return None if ctx.answered else result
+                self._initialized(conn, params)
+                hook = self._on_initialized
+                if hook is not None:
+                    # The response must precede what the hook sends (Codex: configWarning after it).
+                    ctx.after_response(functools.partial(hook, conn))
+            if reply.result(spec, outcome):
+                await _run_after(ctx)
 
-    async def _initialize(self, ctx: RequestContext, handler: Handler, params: Any) -> dict[str, Any] | None:
+    def _settle_later(self, reply: Reply, spec: AnyMethodSpec, deferred: Deferred[Any]) -> None:
+        """The request ends now (its scope lock and in-flight slot are released); the answer follows."""
+        task = asyncio.create_task(reply.settle(spec, deferred))
+        self._deferred.add(task)
+        task.add_done_callback(self._deferred.discard)
+
+    @staticmethod
+    def _initialized(conn: Connection, params: Any) -> None:
         assert isinstance(params, InitializeParams)
-        result = _as_wire(await handler(ctx, params))
-        conn = ctx.connection
         caps = params.capabilities
         conn.capabilities = Capabilities(
             experimental_api=bool(caps and caps.experimental_api),
@@ -218,27 +225,19 @@ class Dispatcher:
         conn.client_name = params.client_info.name
         conn.client_version = params.client_info.version
         conn.initialized = True
-        if self._on_initialized is not None:
-            conn.send_frame(encode(jsonrpc.response(ctx.request_id, result)))
-            # The response must precede what the hook sends (Codex: configWarning after it).
-            await self._on_initialized(conn)
-            return None
-        return result
-
-    def _reply_error(
-        self, conn: Connection, rid: jsonrpc.RequestId | None, code: int, message: str, data: Any = None
-    ) -> None:
-        error: dict[str, Any] = {"code": int(code), "message": message}
-        if data is not None:
-            error["data"] = data
-        conn.send_frame(encode(jsonrpc.error_response(rid, error)))
 
 
-def _as_wire(result: BaseModel | dict[str, Any]) -> dict[str, Any]:
-    if isinstance(result, BaseModel):
-        out: dict[str, Any] = result.model_dump(mode="json", by_alias=True)
-        return out
-    return result
+async def _run_after(ctx: RequestContext) -> None:
+    """Run a request's after-response work in order; a failure is logged (the answer is out)."""
+    for work in ctx.after:
+        try:
+            pending = work()
+            if inspect.isawaitable(pending):
+                await pending
+        except asyncio.CancelledError:
+            raise
+        except Exception:  # noqa: BLE001 - logged, never a second frame for the request id
+            _log.exception("request.after_response_failed")
 
 
-__all__ = ["OVERLOADED", "Dispatcher", "Handler", "Overloaded", "RequestContext"]
+__all__ = ["OVERLOADED", "Dispatcher", "Overloaded", "RequestContext", "Route"]

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, TypeVar
 
 from pydantic import ValidationError
 
 from tether_protocol import WireModel
-from tether_protocol.spec import MethodSpec
+from tether_protocol.spec import AnyMethodSpec, MethodSpec
 from tether_server.errors import InvalidParams, InvalidRequest
 
 
@@ -28,7 +28,10 @@ def describe(exc: ValidationError) -> str:
     return f"Invalid params: `{where}`: {detail}{suffix}"
 
 
-def parse_params(spec: MethodSpec, raw: Any) -> WireModel:
+P = TypeVar("P", bound=WireModel)
+
+
+def parse_params(spec: MethodSpec[P, Any], raw: Any) -> P:
     """Validate raw params against the method's model.
 
     Missing or null params count as `{}` (Codex insists on `params`; accepting its absence is
@@ -44,7 +47,7 @@ def parse_params(spec: MethodSpec, raw: Any) -> WireModel:
         raise InvalidParams(describe(exc)) from None
 
 
-def check_experimental(spec: MethodSpec, raw: Any, experimental_api: bool) -> None:
+def check_experimental(spec: AnyMethodSpec, raw: Any, experimental_api: bool) -> None:
     """Refuse experimental methods, fields and enum variants without the capability (protocol §5)."""
     if experimental_api:
         return

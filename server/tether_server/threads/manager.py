@@ -21,10 +21,13 @@ class ThreadOpened:
 
 
 class ThreadManager:
-    def __init__(self, store: ThreadStore, deps: SessionDeps) -> None:
+    def __init__(
+        self, store: ThreadStore, deps: SessionDeps, loaded: dict[str, ThreadHandle] | None = None
+    ) -> None:
+        """`loaded` is the id → handle map this manager keeps; pass one to share a read view of it."""
         self.store = store
         self.deps = deps
-        self._loaded: dict[str, ThreadHandle] = {}
+        self._loaded: dict[str, ThreadHandle] = {} if loaded is None else loaded
         self.on_loaded: list[Callable[[ThreadHandle], None]] = []
 
     def get(self, thread_id: str) -> ThreadHandle | None:

@@ -16,6 +16,7 @@ from tether_protocol.v2 import inputs as inp
 from tether_protocol.v2 import item_parts as ip
 from tether_protocol.v2 import model as mdl
 from tether_protocol.v2 import notifications as n
+from tether_protocol.v2 import review as rv
 from tether_protocol.v2 import sandbox as sb
 from tether_protocol.v2 import thread as th
 from tether_protocol.v2 import thread_admin as ta
@@ -37,6 +38,12 @@ _union_samples: list[tuple[str, WireModel]] = [
     ("AskForApproval", s.GRANULAR),
     ("SessionSource", th.CustomSessionSource(custom="atlas")),
     ("SessionSource", th.SubAgentSessionSource(sub_agent="review")),
+    (
+        "GuardianApprovalReviewAction",
+        rv.CommandGuardianApprovalReviewAction(command="ls", cwd="/w", source="shell"),
+    ),
+    ("GuardianApprovalReviewAction", rv.ApplyPatchGuardianApprovalReviewAction(cwd="/w", files=[])),
+    ("GuardianApprovalReview", rv.GuardianApprovalReview(status="approved", risk_level="low")),
     ("ThreadUnreadPosition", hi.ThreadUnreadStart()),
     ("ThreadUnreadPosition", hi.ThreadUnreadTurn(turn_id=s.TURN_ID)),
     ("ThreadItemsListAnchor", hi.ThreadItemsListAnchor(item_id="item_1")),

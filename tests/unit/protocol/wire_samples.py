@@ -15,6 +15,7 @@ from tether_protocol.v2 import item_parts as ip
 from tether_protocol.v2 import items as it
 from tether_protocol.v2 import model as mdl
 from tether_protocol.v2 import notifications as n
+from tether_protocol.v2 import review as rv
 from tether_protocol.v2 import sandbox as sb
 from tether_protocol.v2 import thread as th
 from tether_protocol.v2 import thread_history as hi
@@ -329,6 +330,26 @@ NOTIFICATION_SAMPLES: dict[str, WireModel] = {
     ),
     "item/fileChange/patchUpdated": n.FileChangePatchUpdatedNotification(
         thread_id=THREAD_ID, turn_id=TURN_ID, item_id="call_patch_1", changes=FILE_CHANGE.changes
+    ),
+    "item/autoApprovalReview/started": rv.ItemGuardianApprovalReviewStartedNotification(
+        thread_id=THREAD_ID,
+        turn_id=TURN_ID,
+        review_id="review_1",
+        target_item_id="call_1",
+        started_at_ms=1_700_000_000_000,
+        action=rv.CommandGuardianApprovalReviewAction(command="ls", cwd="/w", source="unifiedExec"),
+        review=rv.GuardianApprovalReview(status="inProgress"),
+    ),
+    "item/autoApprovalReview/completed": rv.ItemGuardianApprovalReviewCompletedNotification(
+        thread_id=THREAD_ID,
+        turn_id=TURN_ID,
+        review_id="review_1",
+        target_item_id=None,
+        started_at_ms=1_700_000_000_000,
+        completed_at_ms=1_700_000_000_500,
+        action=rv.ApplyPatchGuardianApprovalReviewAction(cwd="/w", files=["/w/a.txt"]),
+        review=rv.GuardianApprovalReview(status="denied", risk_level="high", rationale="deletes files"),
+        decision_source="agent",
     ),
     "serverRequest/resolved": n.ServerRequestResolvedNotification(thread_id=THREAD_ID, request_id=0),
     "error": n.ErrorNotification(error=TURN_ERROR, will_retry=False, thread_id=THREAD_ID, turn_id=TURN_ID),
