@@ -18,7 +18,7 @@ from tether_server.core.execpolicy import RULES_DIR, ExecRules
 from tether_server.core.ids import now_s
 from tether_server.core.session import SessionDeps
 from tether_server.errors import SandboxError, TetherError
-from tether_server.processor import command
+from tether_server.processor import command, projection
 from tether_server.processor.approvals import ApprovalBroker
 from tether_server.processor.handlers import UNIMPLEMENTED, build_routes
 from tether_server.processor.lifecycle import IdleUnloader
@@ -190,7 +190,7 @@ class App:
         loaded_threads: dict[str, ThreadHandle] = {}
         approvals = ApprovalBroker(requests, subscriptions, loaded_threads)
         deps = self._session_deps(providers, capability, approvals)
-        threads = ThreadManager(store, deps, loaded_threads)
+        threads = ThreadManager(store, deps, projection.notification, loaded_threads)
         threads.on_loaded.append(subscriptions.attach)
         state = ServerState(
             self.loaded,
@@ -242,6 +242,7 @@ class App:
             private_paths=tuple(private),
             hidden_paths=tuple(host),
             env=command_env(os.environ, cfg),
+            item_json=projection.item_json,
             approvals_for=approvals.port,
             exec_rules=ExecRules(self.home / RULES_DIR),
         )
@@ -259,7 +260,7 @@ class App:
         state = self.running.state
         state.draining = True
         for handle in state.threads.handles():
-            await handle.session.wait_idle()
+            await handle.wait_idle()
 
     async def close(self) -> None:
         running, self.running = self.running, None

@@ -7,10 +7,18 @@ from disk folds to the same history the model saw.
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from tether_server.core import context
+from tether_server.core import events as ev
+from tether_server.core.history import normalized
+from tether_server.core.ids import now_ms, uuid7
+from tether_server.core.items import ContextCompaction
 from tether_server.providers.base import ModelProvider, ModelRequest, OutputItemDone
+
+if TYPE_CHECKING:
+    from tether_server.core.session import ThreadSession
+    from tether_server.core.turn_runner import ActiveTurn
 
 MARKER = "tether.compacted"
 USER_BUDGET_CHARS = 80_000  # about 20,000 tokens of the user's own words are kept verbatim
@@ -91,3 +99,32 @@ async def summarize(
 
 def estimate_tokens(history: list[dict[str, Any]]) -> int:
     return len(json.dumps(history)) // 4
+
+
+COMPACTED_WARNING = (
+    "The conversation was compacted to fit the model's context window; the model now works "
+    "from a summary. Long threads lose detail with each compaction: start a new thread for "
+    "new work."
+)
+
+
+async def run_in_turn(session: ThreadSession, turn: ActiveTurn) -> None:
+    """Compact inside `turn`, as a `contextCompaction` item, then warn the user that it happened."""
+    settings, deps, recorder = session.settings, session.deps, session.recorder
+    item = ContextCompaction(uuid7(), now_ms())
+    await session.sink.emit(ev.ItemStarted(session.thread_id, turn.id, item))
+    summary = await summarize(
+        deps.provider_for(settings.model_provider),
+        settings.model,
+        context.base_instructions(settings),
+        normalized(recorder.history),
+        session.thread_id,
+    )
+    initial = context.initial_context(settings, deps.home, deps.agents_max_bytes)
+    recorder.compacted(turn.id, replacement_history(recorder.history, summary, initial))
+    session.reference = settings
+    session.usage.reset_last(estimate_tokens(recorder.history))
+    item.completed_at_ms = now_ms()
+    recorder.item(turn.id, item)
+    await session.sink.emit(ev.ItemCompleted(session.thread_id, turn.id, item))
+    await session.sink.emit(ev.ThreadWarning(session.thread_id, COMPACTED_WARNING))

@@ -1,112 +1,86 @@
-"""Builders for wire-shaped ThreadItems and Turns (dicts in the v2 JSON shape).
+"""A thread's items as the core builds them: typed, filled in as the work goes on.
 
-Core keeps items as plain JSON so that the store and the projection never re-encode models on
-the hot path; the reference-schema tests check these shapes.
+The processor (`processor/items_json.py`) gives each its wire JSON, both for the notifications and
+for the store (injected as `SessionDeps.item_json`). Payloads that come from the
+client or from a tool as JSON already (user input, command actions, file changes) stay JSON.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from typing import Any
 
-
-def user_message(
-    item_id: str, content: list[dict[str, Any]], client_id: str | None, at_ms: int
-) -> dict[str, Any]:
-    return {
-        "type": "userMessage",
-        "id": item_id,
-        "clientId": client_id,
-        "content": content,
-        "startedAtMs": at_ms,
-        "completedAtMs": None,
-    }
+Json = dict[str, Any]
 
 
-def agent_message(item_id: str, text: str, at_ms: int, phase: str | None = None) -> dict[str, Any]:
-    return {
-        "type": "agentMessage",
-        "id": item_id,
-        "text": text,
-        "phase": phase,
-        "moderation": None,
-        "memoryCitation": None,
-        "delivery": None,
-        "questions": None,
-        "startedAtMs": at_ms,
-        "completedAtMs": None,
-    }
+@dataclass(slots=True)
+class UserMessage:
+    id: str
+    content: list[Json]  # the client's UserInput entries, as sent
+    client_id: str | None
+    started_at_ms: int
+    completed_at_ms: int | None = None
 
 
-def reasoning(item_id: str, at_ms: int) -> dict[str, Any]:
-    return {
-        "type": "reasoning",
-        "id": item_id,
-        "summary": [],
-        "content": [],
-        "startedAtMs": at_ms,
-        "completedAtMs": None,
-    }
+@dataclass(slots=True)
+class AgentMessage:
+    id: str
+    text: str
+    started_at_ms: int
+    phase: str | None = None
+    completed_at_ms: int | None = None
 
 
-def plan(item_id: str, text: str, at_ms: int) -> dict[str, Any]:
-    return {"type": "plan", "id": item_id, "text": text, "startedAtMs": at_ms, "completedAtMs": None}
+@dataclass(slots=True)
+class Reasoning:
+    id: str
+    started_at_ms: int
+    summary: list[str] = field(default_factory=list)
+    content: list[str] = field(default_factory=list)
+    completed_at_ms: int | None = None
 
 
-def command_execution(
-    item_id: str, command: str, cwd: str, actions: list[dict[str, Any]], at_ms: int, source: str = "agent"
-) -> dict[str, Any]:
-    return {
-        "type": "commandExecution",
-        "id": item_id,
-        "command": command,
-        "cwd": cwd,
-        "processId": None,
-        "source": source,
-        "status": "inProgress",
-        "commandActions": actions,
-        "aggregatedOutput": None,
-        "exitCode": None,
-        "durationMs": None,
-        "pluginId": None,
-        "scriptPath": None,
-        "startedAtMs": at_ms,
-        "completedAtMs": None,
-    }
+@dataclass(slots=True)
+class Plan:
+    id: str
+    text: str
+    started_at_ms: int
+    completed_at_ms: int | None = None
 
 
-def file_change(item_id: str, changes: list[dict[str, Any]], at_ms: int) -> dict[str, Any]:
-    return {
-        "type": "fileChange",
-        "id": item_id,
-        "changes": changes,
-        "status": "inProgress",
-        "startedAtMs": at_ms,
-        "completedAtMs": None,
-    }
+@dataclass(slots=True)
+class CommandExecution:
+    id: str
+    command: str
+    cwd: str
+    command_actions: list[Json]
+    started_at_ms: int
+    source: str = "agent"  # agent | userShell
+    status: str = "inProgress"  # inProgress | completed | failed | declined
+    process_id: str | None = None
+    aggregated_output: str | None = None
+    exit_code: int | None = None
+    duration_ms: int | None = None
+    completed_at_ms: int | None = None
 
 
-def turn(
-    turn_id: str,
-    status: str,
-    *,
-    started_at: int | None,
-    completed_at: int | None = None,
-    duration_ms: int | None = None,
-    error: dict[str, Any] | None = None,
-    items: list[dict[str, Any]] | None = None,
-    items_view: str = "notLoaded",
-) -> dict[str, Any]:
-    return {
-        "id": turn_id,
-        "rootTurnId": turn_id,
-        "items": items or [],
-        "itemsView": items_view,
-        "status": status,
-        "error": error,
-        "startedAt": started_at,
-        "completedAt": completed_at,
-        "durationMs": duration_ms,
-    }
+@dataclass(slots=True)
+class FileChange:
+    id: str
+    changes: list[Json]
+    started_at_ms: int
+    status: str = "inProgress"  # inProgress | completed | failed | declined
+    completed_at_ms: int | None = None
+
+
+@dataclass(slots=True)
+class ContextCompaction:
+    id: str
+    started_at_ms: int
+    completed_at_ms: int | None = None
+
+
+ThreadItem = UserMessage | AgentMessage | Reasoning | Plan | CommandExecution | FileChange | ContextCompaction
 
 
 def turn_error(message: str, info: Any = "other", details: str | None = None) -> dict[str, Any]:

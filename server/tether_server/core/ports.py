@@ -2,18 +2,19 @@
 
 from __future__ import annotations
 
-from typing import Any, Protocol
+from typing import Protocol
 
-from tether_server.store.base import Batch
+from tether_server.core.events import ApprovalAnswer, ApprovalAsk, CoreEvent
 
 
 class EventSink(Protocol):
-    async def emit(self, method: str, params: dict[str, Any], *, batch: Batch | None = None) -> None:
-        """A durable event: committed (with `batch`) before any client sees it."""
+    async def emit(self, event: CoreEvent) -> None:
+        """Report an event; a durable one is committed, with everything the thread recorded since
+        the last commit, before any client sees it."""
         ...
 
-    def emit_transient(self, method: str, params: dict[str, Any]) -> None:
-        """A delta: kept in the in-memory ring and fanned out, never written to disk."""
+    def emit_delta(self, event: CoreEvent) -> None:
+        """Report an ephemeral event from synchronous code (an output callback)."""
         ...
 
 
@@ -22,6 +23,6 @@ class ApprovalDenied(Exception):
 
 
 class ApprovalPort(Protocol):
-    async def request(self, method: str, params: dict[str, Any]) -> dict[str, Any]:
-        """Ask the subscribed clients; returns the first answer's result. Raises ApprovalDenied."""
+    async def request(self, ask: ApprovalAsk) -> ApprovalAnswer:
+        """Ask the subscribed clients; returns the first answer. Raises ApprovalDenied."""
         ...

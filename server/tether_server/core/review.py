@@ -11,9 +11,10 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
+from tether_server.core import events as ev
+from tether_server.core.approval import TurnCancelled
 from tether_server.core.ids import now_ms, uuid7
 from tether_server.core.ports import EventSink
-from tether_server.core.tool_calls import TurnCancelled
 from tether_server.providers.base import ModelProvider, ModelRequest, OutputItemDone
 
 REVIEW_SCHEMA: dict[str, Any] = {
@@ -113,49 +114,39 @@ async def review(
     provider: ModelProvider,
     model: str,
     history: list[dict[str, Any]],
-    ids: dict[str, Any],
-    target_item_id: str | None,
+    ask: ev.ApprovalAsk,
     action: dict[str, Any],
 ) -> ReviewResult:
-    """Run one review with its started/completed notifications; errors deny."""
+    """Run one review with its started/completed events; errors deny."""
     review_id, started = uuid7(), now_ms()
-    base = {
-        **ids,
-        "reviewId": review_id,
-        "targetItemId": target_item_id,
-        "startedAtMs": started,
-        "action": action,
-    }
-    pending = {"status": "inProgress", "riskLevel": None, "rationale": None, "userAuthorization": None}
-    await sink.emit("item/autoApprovalReview/started", {**base, "review": pending})
+    thread_id, turn_id, target = ask.thread_id, ask.turn_id, ask.item_id
+    await sink.emit(ev.AutoReviewStarted(thread_id, turn_id, review_id, target, started, action))
     try:
-        result = await ask_reviewer(provider, model, history, action, ids["threadId"])
+        result = await ask_reviewer(provider, model, history, action, thread_id)
     except Exception as exc:  # noqa: BLE001 - a failing reviewer must deny, never allow
         result = ReviewResult(False, None, f"review failed: {type(exc).__name__}")
-    status = "approved" if result.allowed else "denied"
-    done = {
-        "status": status,
-        "riskLevel": result.risk_level,
-        "rationale": result.rationale,
-        "userAuthorization": None,
-    }
     await sink.emit(
-        "item/autoApprovalReview/completed",
-        {**base, "review": done, "completedAtMs": now_ms(), "decisionSource": "agent"},
+        ev.AutoReviewCompleted(
+            thread_id,
+            turn_id,
+            review_id,
+            target,
+            started,
+            action,
+            status="approved" if result.allowed else "denied",
+            risk_level=result.risk_level,
+            rationale=result.rationale,
+            completed_at_ms=now_ms(),
+        )
     )
     return result
 
 
-def _action(method: str, params: dict[str, Any], cwd: str) -> dict[str, Any]:
-    """The reviewed action in the shape of the `item/autoApprovalReview/*` notifications."""
-    if method == "item/fileChange/requestApproval":
-        return {"type": "applyPatch", "cwd": cwd, "files": list(params.get("_files") or [])}
-    return {
-        "type": "command",
-        "command": params.get("command", ""),
-        "cwd": params.get("cwd", ""),
-        "source": "unifiedExec",
-    }
+def _action(ask: ev.ApprovalAsk, cwd: str) -> dict[str, Any]:
+    """The reviewed action, as the review events report it."""
+    if isinstance(ask, ev.FileChangeApprovalAsk):
+        return {"type": "applyPatch", "cwd": cwd, "files": list(ask.files)}
+    return {"type": "command", "command": ask.command, "cwd": ask.cwd, "source": "unifiedExec"}
 
 
 class AutoReviewer:
@@ -166,24 +157,21 @@ class AutoReviewer:
 
     async def decide(
         self,
-        method: str,
-        params: dict[str, Any],
+        ask: ev.ApprovalAsk,
         *,
         sink: EventSink,
         provider: ModelProvider,
         model: str,
         history: list[dict[str, Any]],
         cwd: str,
-    ) -> dict[str, Any]:
-        """The approval response; raises TurnCancelled after too many denials in a row."""
-        ids = {"threadId": params["threadId"], "turnId": params["turnId"]}
-        action = _action(method, params, cwd)
-        result = await review(sink, provider, model, history, ids, params.get("itemId"), action)
+    ) -> ev.ApprovalAnswer:
+        """The approval answer; raises TurnCancelled after too many denials in a row."""
+        result = await review(sink, provider, model, history, ask, _action(ask, cwd))
         if result.allowed:
             self._denials = 0
-            return {"decision": "accept"}
+            return ev.ApprovalAnswer("accept")
         self._denials += 1
         if self._denials >= DENIALS_BEFORE_INTERRUPT:
             self._denials = 0
             raise TurnCancelled
-        return {"decision": "decline"}
+        return ev.ApprovalAnswer("decline")

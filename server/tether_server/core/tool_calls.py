@@ -9,11 +9,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from tether_server import log
+from tether_server.core import events as ev
 from tether_server.core import items, safety
-from tether_server.core.execpolicy import ExecRules, RulesError
+from tether_server.core.approval import Ask, ask_once
+from tether_server.core.execpolicy import ExecRules
 from tether_server.core.ids import now_ms
-from tether_server.core.ports import ApprovalDenied, EventSink
+from tether_server.core.ports import EventSink
 from tether_server.errors import SandboxError, TetherError
 from tether_server.sandbox.runner import PreparedCommand
 from tether_server.tools import apply_patch as ap
@@ -24,10 +25,6 @@ PARALLEL_TOOLS = frozenset({"exec_command"})
 CommandGate = Callable[[dict[str, Any], Path, Path, list[str], bool], PreparedCommand]
 """(sandbox policy, policy cwd, workdir, argv, sandboxed) → the command to spawn; raises SandboxError
 when it cannot. Only the policy cwd (the turn's) is a writable root; the workdir is where it starts."""
-Ask = Callable[[str, dict[str, Any]], Awaitable[dict[str, Any]]]
-AMENDMENT_DECISION = "acceptWithExecpolicyAmendment"
-
-_log = log.get("tether.core.tools")
 
 
 @dataclass
@@ -40,7 +37,7 @@ class ToolContext:
     processes: ProcessSessions
     env: Mapping[str, str]
     gate: CommandGate
-    record_item: Callable[[dict[str, Any]], None]
+    record_item: Callable[[items.ThreadItem], None]
     approval_policy: Any = "on-request"
     ask: Ask | None = None
     set_flags: Callable[[list[str]], Awaitable[None]] | None = None
@@ -61,21 +58,19 @@ class ToolOutput:
     success: bool = True
 
 
-def _ids(ctx: ToolContext) -> dict[str, Any]:
-    return {"threadId": ctx.thread_id, "turnId": ctx.turn_id}
+async def _started(ctx: ToolContext, item: items.ThreadItem) -> None:
+    await ctx.sink.emit(ev.ItemStarted(ctx.thread_id, ctx.turn_id, item))
 
 
-async def _started(ctx: ToolContext, item: dict[str, Any]) -> None:
-    await ctx.sink.emit("item/started", {"item": item, **_ids(ctx), "startedAtMs": item["startedAtMs"]})
-
-
-async def _completed(ctx: ToolContext, item: dict[str, Any]) -> None:
-    item["completedAtMs"] = now_ms()
+async def _completed(ctx: ToolContext, item: items.CommandExecution | items.FileChange | items.Plan) -> None:
+    item.completed_at_ms = now_ms()
     ctx.record_item(item)
-    await ctx.sink.emit(
-        "item/completed",
-        {"item": item, **_ids(ctx), "completedAtMs": item["completedAtMs"], "contentTokenCount": None},
-    )
+    await ctx.sink.emit(ev.ItemCompleted(ctx.thread_id, ctx.turn_id, item))
+
+
+def _failed(item: items.CommandExecution, output: str) -> None:
+    """A command that could not start: failed, with the reason as its output."""
+    item.status, item.aggregated_output, item.duration_ms = "failed", output, 0
 
 
 def parse_arguments(raw: str) -> dict[str, Any]:
@@ -101,80 +96,13 @@ def _int_arg(args: dict[str, Any], name: str, default: int | None) -> int | None
     return int(value)
 
 
-class TurnCancelled(Exception):
-    """The user answered an approval with `cancel`: the whole turn stops as interrupted."""
-
-
-@dataclass
-class Approval:
-    decision: str
-    failed: bool = False
-
-
-async def _ask(ctx: ToolContext, method: str, params: dict[str, Any], session_key: str) -> Approval:
-    """Ask the clients (status shows waitingOnApproval meanwhile); `acceptForSession` is remembered."""
-    if session_key in ctx.approved_for_session:
-        return Approval("accept")
-    if ctx.ask is None:
-        return Approval("decline")
-    try:
-        result = await ctx.ask(method, params)
-    except ApprovalDenied:
-        return Approval("decline", failed=True)
-    decision = result.get("decision")
-    if isinstance(decision, dict):
-        if AMENDMENT_DECISION in decision:
-            _save_amendment(ctx, decision[AMENDMENT_DECISION])
-        decision = next(iter(decision), "decline")
-    if decision == "acceptForSession":
-        ctx.approved_for_session.add(session_key)
-    if decision == "cancel":
-        raise TurnCancelled
-    accepted = decision in ("accept", "acceptForSession", "acceptWithExecpolicyAmendment")
-    return Approval("accept" if accepted else "decline")
-
-
-def _save_amendment(ctx: ToolContext, body: Any) -> None:
-    """Persist the allow rule an `acceptWithExecpolicyAmendment` decision carries."""
-    prefix = body.get("execpolicy_amendment") if isinstance(body, dict) else None
-    if ctx.exec_rules is None or not isinstance(prefix, list):
-        return
-    try:
-        ctx.exec_rules.allow_prefix(prefix)
-    except (RulesError, OSError) as exc:
-        _log.warning("execpolicy.amendment_not_saved", error=str(exc))
+async def _ask(ctx: ToolContext, question: ev.ApprovalAsk, session_key: str) -> tuple[bool, bool]:
+    return await ask_once(ctx.ask, question, session_key, ctx.approved_for_session, ctx.exec_rules)
 
 
 async def _flags(ctx: ToolContext, flags: list[str]) -> None:
     if ctx.set_flags is not None:
         await ctx.set_flags(flags)
-
-
-def _approval_params(
-    ctx: ToolContext, item: dict[str, Any], reason: str | None, amendment: tuple[str, ...] | None = None
-) -> dict[str, Any]:
-    params = {
-        **_ids(ctx),
-        "itemId": item["id"],
-        "startedAtMs": item["startedAtMs"],
-        "kind": "command",
-        "environmentId": "local",
-        "command": item["command"],
-        "cwd": item["cwd"],
-        "commandActions": item["commandActions"],
-        "reason": reason,
-        "availableDecisions": ["accept", "acceptForSession", "decline", "cancel"],
-    }
-    if amendment:
-        # Codex offers exactly these three when it proposes a rule.
-        proposed = list(amendment)
-        params["proposedExecpolicyAmendment"] = proposed
-        params["availableDecisions"] = [
-            "accept",
-            {AMENDMENT_DECISION: {"execpolicy_amendment": proposed}},
-            "cancel",
-        ]
-    return params
 
 
 def _assess(ctx: ToolContext, cmd: str, argv: list[str], args: dict[str, Any]) -> safety.CommandDecision:
@@ -199,9 +127,7 @@ async def exec_command(ctx: ToolContext, call_id: str, args: dict[str, Any]) -> 
         return ToolOutput(decision.reason or "rejected", success=False)
     workdir = args.get("workdir")
     cwd = (ctx.cwd / workdir).resolve() if isinstance(workdir, str) and workdir else ctx.cwd
-    item = items.command_execution(
-        call_id, join_command(argv), str(cwd), parse_command_actions(cmd), now_ms()
-    )
+    item = items.CommandExecution(call_id, join_command(argv), str(cwd), parse_command_actions(cmd), now_ms())
     if decision.verdict == "prompt":
         refused = await _approve_command(ctx, item, decision, f"exec:{cwd}:{cmd}", args.get("justification"))
         if refused is not None:
@@ -212,16 +138,29 @@ async def exec_command(ctx: ToolContext, call_id: str, args: dict[str, Any]) -> 
 
 
 async def _approve_command(
-    ctx: ToolContext, item: dict[str, Any], decision: safety.CommandDecision, key: str, justification: Any
+    ctx: ToolContext,
+    item: items.CommandExecution,
+    decision: safety.CommandDecision,
+    key: str,
+    justification: Any,
 ) -> ToolOutput | None:
     """Ask about a command; None when it may run, else what the model is told."""
     await _flags(ctx, ["waitingOnApproval"])
     await _started(ctx, item)
-    reason = justification if isinstance(justification, str) else decision.reason
-    params = _approval_params(ctx, item, reason, decision.amendment)
-    approval = await _ask(ctx, "item/commandExecution/requestApproval", params, key)
-    if approval.decision != "accept":
-        item.update(status="failed" if approval.failed else "declined")
+    question = ev.CommandApprovalAsk(
+        ctx.thread_id,
+        ctx.turn_id,
+        item.id,
+        item.started_at_ms,
+        item.command,
+        item.cwd,
+        item.command_actions,
+        justification if isinstance(justification, str) else decision.reason,
+        decision.amendment,
+    )
+    accepted, failed = await _ask(ctx, question, key)
+    if not accepted:
+        item.status = "failed" if failed else "declined"
         await _completed(ctx, item)
         await _flags(ctx, [])
         return ToolOutput("exec command rejected by user", success=False)
@@ -231,7 +170,7 @@ async def _approve_command(
 
 async def _run_command(
     ctx: ToolContext,
-    item: dict[str, Any],
+    item: items.CommandExecution,
     cmd: str,
     cwd: Path,
     argv: list[str],
@@ -239,19 +178,17 @@ async def _run_command(
     *,
     sandboxed: bool,
 ) -> ToolOutput:
-    call_id = str(item["id"])
+    call_id = item.id
     started = time.monotonic()
     try:
         prepared = ctx.gate(ctx.sandbox_policy, ctx.cwd, cwd, argv, sandboxed)
     except SandboxError as exc:
-        item.update(status="failed", aggregatedOutput=exc.message, durationMs=0)
+        _failed(item, exc.message)
         await _completed(ctx, item)
         return ToolOutput(f"exec_command failed for `{cmd}`: {exc.message}", success=False)
 
     def on_output(text: str) -> None:
-        ctx.sink.emit_transient(
-            "item/commandExecution/outputDelta", {**_ids(ctx), "itemId": call_id, "delta": text}
-        )
+        ctx.sink.emit_delta(ev.CommandOutputDelta(ctx.thread_id, ctx.turn_id, call_id, text))
 
     request = ExecRequest(
         argv=prepared.argv,
@@ -266,16 +203,14 @@ async def _run_command(
     try:
         result = await ctx.processes.exec_command(request, on_output)
     except TetherError as exc:
-        item.update(status="failed", aggregatedOutput=exc.message, durationMs=0)
+        _failed(item, exc.message)
         await _completed(ctx, item)
         return ToolOutput(f"exec_command failed for `{cmd}`: {exc.message}", success=False)
-    item.update(
-        aggregatedOutput=result.output,
-        exitCode=result.exit_code,
-        durationMs=int((time.monotonic() - started) * 1000),
-        processId=str(result.session_id) if result.session_id is not None else None,
-        status="completed" if result.exit_code in (0, None) else "failed",
-    )
+    item.aggregated_output = result.output
+    item.exit_code = result.exit_code
+    item.duration_ms = int((time.monotonic() - started) * 1000)
+    item.process_id = str(result.session_id) if result.session_id is not None else None
+    item.status = "completed" if result.exit_code in (0, None) else "failed"
     if result.session_id is not None:
         ctx.session_items[result.session_id] = call_id
     await _completed(ctx, item)
@@ -289,15 +224,12 @@ async def write_stdin(ctx: ToolContext, call_id: str, args: dict[str, Any]) -> T
     chars = args.get("chars") or ""
     item_id = ctx.session_items.get(session_id, call_id)
     if chars:
-        ctx.sink.emit_transient(
-            "item/commandExecution/terminalInteraction",
-            {**_ids(ctx), "itemId": item_id, "processId": str(session_id), "stdin": chars},
+        ctx.sink.emit_delta(
+            ev.TerminalInteraction(ctx.thread_id, ctx.turn_id, item_id, str(session_id), str(chars))
         )
 
     def on_output(text: str) -> None:
-        ctx.sink.emit_transient(
-            "item/commandExecution/outputDelta", {**_ids(ctx), "itemId": item_id, "delta": text}
-        )
+        ctx.sink.emit_delta(ev.CommandOutputDelta(ctx.thread_id, ctx.turn_id, item_id, text))
 
     try:
         result = await ctx.processes.write_stdin(
@@ -320,20 +252,20 @@ async def update_plan(ctx: ToolContext, call_id: str, args: dict[str, Any]) -> T
     raw_plan = args.get("plan")
     if not isinstance(raw_plan, list) or not all(isinstance(s, dict) and "step" in s for s in raw_plan):
         raise ToolArgumentError("failed to parse function arguments: `plan` must be a list of {step, status}")
-    plan = [{"step": str(s["step"]), "status": _plan_status(s.get("status"))} for s in raw_plan]
+    plan = tuple(ev.PlanStep(str(s["step"]), _plan_status(s.get("status"))) for s in raw_plan)
     explanation = args.get("explanation")
     explanation = explanation if isinstance(explanation, str) else None
     marks = {"pending": "[ ]", "inProgress": "[~]", "completed": "[x]"}
-    text = "\n".join(f"{marks[p['status']]} {p['step']}" for p in plan)
-    item = items.plan(call_id, text, now_ms())
+    text = "\n".join(f"{marks[p.status]} {p.step}" for p in plan)
+    item = items.Plan(call_id, text, now_ms())
     await _started(ctx, item)
-    await ctx.sink.emit("turn/plan/updated", {**_ids(ctx), "explanation": explanation, "plan": plan})
+    await ctx.sink.emit(ev.PlanUpdated(ctx.thread_id, ctx.turn_id, explanation, plan))
     await _completed(ctx, item)
     return ToolOutput("Plan updated")
 
 
 async def _approve_patch(
-    ctx: ToolContext, item: dict[str, Any], checked: ap.CheckedPatch
+    ctx: ToolContext, item: items.FileChange, checked: ap.CheckedPatch
 ) -> ToolOutput | None:
     """None when the patch may be written; otherwise what the model is told."""
     changes = checked.changes
@@ -343,25 +275,18 @@ async def _approve_patch(
     if verdict == "allow":
         return None
     if verdict == "reject":
-        item["status"] = "declined"
+        item.status = "declined"
         await _completed(ctx, item)
         return ToolOutput(f"patch rejected: {reason}", success=False)
-    params = {
-        **_ids(ctx),
-        "itemId": item["id"],
-        "startedAtMs": item["startedAtMs"],
-        "reason": None,
-        "grantRoot": None,
-        # Local only (stripped before sending): the automatic reviewer needs the file list.
-        "_files": [str(c.path) for c in changes],
-    }
+    files = tuple(str(c.path) for c in changes)
+    question = ev.FileChangeApprovalAsk(ctx.thread_id, ctx.turn_id, item.id, item.started_at_ms, files)
     await _flags(ctx, ["waitingOnApproval"])
-    key = "patch:" + ",".join(sorted(str(c.path) for c in changes))
-    approval = await _ask(ctx, "item/fileChange/requestApproval", params, key)
+    key = "patch:" + ",".join(sorted(files))
+    accepted, failed = await _ask(ctx, question, key)
     await _flags(ctx, [])
-    if approval.decision == "accept":
+    if accepted:
         return None
-    item["status"] = "failed" if approval.failed else "declined"
+    item.status = "failed" if failed else "declined"
     await _completed(ctx, item)
     return ToolOutput("patch rejected by user", success=False)
 
@@ -386,7 +311,7 @@ async def apply_patch(
         return ToolOutput(f"patch rejected: {exc}", success=False)
     except ap.PatchError as exc:
         return ToolOutput(ap.verification_failed_text(exc), success=False)
-    item = items.file_change(call_id, ap.changes_to_wire(changes, ctx.cwd), now_ms())
+    item = items.FileChange(call_id, ap.changes_to_wire(changes, ctx.cwd), now_ms())
     await _started(ctx, item)
     refused = await _approve_patch(ctx, item, checked)
     if refused is not None:
@@ -398,10 +323,10 @@ async def apply_patch(
     try:
         checked.apply()
     except ap.PatchError as exc:
-        item["status"] = "failed"
+        item.status = "failed"
         await _completed(ctx, item)
         return ToolOutput(ap.verification_failed_text(exc), success=False)
-    item["status"] = "completed"
+    item.status = "completed"
     await _completed(ctx, item)
     await emit_turn_diff(ctx)
     wall = time.monotonic() - started
@@ -418,7 +343,7 @@ async def emit_turn_diff(ctx: ToolContext) -> None:
         except (OSError, UnicodeDecodeError):
             continue
     diff = ap.turn_diff(ctx.turn_files_before, after, ctx.cwd)
-    await ctx.sink.emit("turn/diff/updated", {**_ids(ctx), "diff": diff})
+    await ctx.sink.emit(ev.DiffUpdated(ctx.thread_id, ctx.turn_id, diff))
 
 
 async def dispatch(ctx: ToolContext, call: dict[str, Any]) -> dict[str, Any]:

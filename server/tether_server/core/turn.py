@@ -8,10 +8,12 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from tether_server import log
+from tether_server.core import events as ev
 from tether_server.core import items
 from tether_server.core.ids import now_ms
 from tether_server.core.ports import EventSink
 from tether_server.core.tool_calls import PARALLEL_TOOLS, ToolContext, dispatch, emit_turn_diff
+from tether_server.core.usage import UsageTracker
 from tether_server.errors import ProviderError
 from tether_server.providers.base import (
     Completed,
@@ -35,7 +37,7 @@ TOOL_CALL_TYPES = frozenset({"function_call", "custom_tool_call"})
 @dataclass
 class SamplingResult:
     needs_follow_up: bool
-    last_agent_message: dict[str, Any] | None
+    last_agent_message: items.AgentMessage | None
 
 
 @dataclass
@@ -49,12 +51,12 @@ class TurnRun:
     tools: ToolContext
     build_request: Callable[[], ModelRequest]
     record_history: Callable[[dict[str, Any]], None]
-    on_usage: Callable[[TokenUsage], dict[str, Any]]
+    usage: UsageTracker
     stream_max_retries: int
-    active_items: dict[str, dict[str, Any]] = field(default_factory=dict)
+    active_items: dict[str, items.AgentMessage | items.Reasoning] = field(default_factory=dict)
 
-    def ids(self) -> dict[str, Any]:
-        return {"threadId": self.thread_id, "turnId": self.turn_id}
+    async def started(self, item: items.ThreadItem) -> None:
+        await self.sink.emit(ev.ItemStarted(self.thread_id, self.turn_id, item))
 
 
 async def sample_with_retries(run: TurnRun) -> SamplingResult:
@@ -71,7 +73,7 @@ async def sample_with_retries(run: TurnRun) -> SamplingResult:
             error = items.turn_error(
                 f"Reconnecting... {attempt}/{run.stream_max_retries}", exc.codex_error_info, exc.message
             )
-            await run.sink.emit("error", {"error": error, "willRetry": True, **run.ids()})
+            await run.sink.emit(ev.TurnFailed(run.thread_id, run.turn_id, error, will_retry=True))
             await asyncio.sleep(delay)
 
 
@@ -88,14 +90,15 @@ def _history_item(item: dict[str, Any]) -> dict[str, Any]:
 async def _on_added(run: TurnRun, item: dict[str, Any]) -> None:
     kind = item.get("type")
     item_id = str(item.get("id") or "")
+    started: items.AgentMessage | items.Reasoning
     if kind == "message" and item.get("role", "assistant") == "assistant":
-        wire = items.agent_message(item_id, "", now_ms(), item.get("phase"))
+        started = items.AgentMessage(item_id, "", now_ms(), item.get("phase"))
     elif kind == "reasoning":
-        wire = items.reasoning(item_id, now_ms())
+        started = items.Reasoning(item_id, now_ms())
     else:
         return
-    run.active_items[item_id] = wire
-    await run.sink.emit("item/started", {"item": dict(wire), **run.ids(), "startedAtMs": wire["startedAtMs"]})
+    run.active_items[item_id] = started
+    await run.started(started)
 
 
 def _message_text(item: dict[str, Any]) -> str:
@@ -104,61 +107,52 @@ def _message_text(item: dict[str, Any]) -> str:
     )
 
 
-async def _on_done(run: TurnRun, item: dict[str, Any]) -> dict[str, Any] | None:
+async def _on_done(run: TurnRun, item: dict[str, Any]) -> items.AgentMessage | None:
     """Record a finished non-tool item and announce it; returns the agent message item if it was one."""
     kind = item.get("type")
     item_id = str(item.get("id") or "")
     run.record_history(_history_item(item))
-    wire = run.active_items.pop(item_id, None)
+    known = run.active_items.pop(item_id, None)
+    done: items.AgentMessage | items.Reasoning
     if kind == "message" and item.get("role", "assistant") == "assistant":
-        if wire is None:
-            wire = items.agent_message(item_id, "", now_ms(), item.get("phase"))
-            await run.sink.emit(
-                "item/started", {"item": dict(wire), **run.ids(), "startedAtMs": wire["startedAtMs"]}
-            )
-        wire["text"] = _message_text(item)
+        message = known if isinstance(known, items.AgentMessage) else None
+        if message is None:
+            message = items.AgentMessage(item_id, "", now_ms(), item.get("phase"))
+            await run.started(message)
+        message.text = _message_text(item)
+        done = message
     elif kind == "reasoning":
-        if wire is None:
-            wire = items.reasoning(item_id, now_ms())
-            await run.sink.emit(
-                "item/started", {"item": dict(wire), **run.ids(), "startedAtMs": wire["startedAtMs"]}
-            )
-        wire["summary"] = [str(s.get("text", "")) for s in item.get("summary") or []]
-        wire["content"] = [str(c.get("text", "")) for c in item.get("content") or []]
+        reasoning = known if isinstance(known, items.Reasoning) else None
+        if reasoning is None:
+            reasoning = items.Reasoning(item_id, now_ms())
+            await run.started(reasoning)
+        reasoning.summary = [str(s.get("text", "")) for s in item.get("summary") or []]
+        reasoning.content = [str(c.get("text", "")) for c in item.get("content") or []]
+        done = reasoning
     else:
         return None
-    wire["completedAtMs"] = now_ms()
-    run.tools.record_item(wire)
-    await run.sink.emit(
-        "item/completed",
-        {"item": wire, **run.ids(), "completedAtMs": wire["completedAtMs"], "contentTokenCount": None},
-    )
-    return wire if kind == "message" else None
+    done.completed_at_ms = now_ms()
+    run.tools.record_item(done)
+    await run.sink.emit(ev.ItemCompleted(run.thread_id, run.turn_id, done))
+    return done if isinstance(done, items.AgentMessage) else None
 
 
 def _on_delta(run: TurnRun, event: Any) -> None:
-    ids = run.ids()
+    tid, turn_id = run.thread_id, run.turn_id
     if isinstance(event, OutputTextDelta):
-        wire = run.active_items.get(event.item_id)
-        if wire is not None:
-            wire["text"] += event.delta
-        run.sink.emit_transient(
-            "item/agentMessage/delta", {**ids, "itemId": event.item_id, "delta": event.delta}
-        )
+        streaming = run.active_items.get(event.item_id)
+        if isinstance(streaming, items.AgentMessage):
+            streaming.text += event.delta
+        run.sink.emit_delta(ev.AgentMessageDelta(tid, turn_id, event.item_id, event.delta))
     elif isinstance(event, ReasoningSummaryPartAdded):
-        run.sink.emit_transient(
-            "item/reasoning/summaryPartAdded",
-            {**ids, "itemId": event.item_id, "summaryIndex": event.summary_index},
-        )
+        run.sink.emit_delta(ev.ReasoningSummaryPartAdded(tid, turn_id, event.item_id, event.summary_index))
     elif isinstance(event, ReasoningSummaryDelta):
-        run.sink.emit_transient(
-            "item/reasoning/summaryTextDelta",
-            {**ids, "itemId": event.item_id, "delta": event.delta, "summaryIndex": event.summary_index},
+        run.sink.emit_delta(
+            ev.ReasoningSummaryDelta(tid, turn_id, event.item_id, event.delta, event.summary_index)
         )
     elif isinstance(event, ReasoningTextDelta):
-        run.sink.emit_transient(
-            "item/reasoning/textDelta",
-            {**ids, "itemId": event.item_id, "delta": event.delta, "contentIndex": event.content_index},
+        run.sink.emit_delta(
+            ev.ReasoningTextDelta(tid, turn_id, event.item_id, event.delta, event.content_index)
         )
 
 
@@ -199,7 +193,7 @@ class _ToolQueue:
 async def sample_once(run: TurnRun) -> SamplingResult:
     request = run.build_request()
     queue = _ToolQueue(run)
-    last_message: dict[str, Any] | None = None
+    last_message: items.AgentMessage | None = None
     completed = False
     usage: TokenUsage | None = None
     try:
@@ -220,7 +214,13 @@ async def sample_once(run: TurnRun) -> SamplingResult:
         await queue.drain()
         # Codex reports a response's usage once its tool calls have finished.
         if usage is not None:
-            await run.sink.emit("thread/tokenUsage/updated", {**run.ids(), "tokenUsage": run.on_usage(usage)})
+            run.usage.add(usage)
+            tracker = run.usage
+            await run.sink.emit(
+                ev.TokenUsageUpdated(
+                    run.thread_id, run.turn_id, tracker.total, tracker.last, tracker.context_window
+                )
+            )
     except BaseException:
         queue.cancel()
         raise

@@ -1,21 +1,8 @@
-"""Token accounting across a thread: the `thread/tokenUsage/updated` payload."""
+"""Token accounting across a thread: totals, the last response, and the context window."""
 
 from __future__ import annotations
 
-from typing import Any
-
 from tether_server.providers.base import TokenUsage
-
-
-def _breakdown(u: TokenUsage) -> dict[str, int]:
-    return {
-        "totalTokens": u.total_tokens,
-        "inputTokens": u.input_tokens,
-        "cachedInputTokens": u.cached_input_tokens,
-        "cacheWriteInputTokens": 0,
-        "outputTokens": u.output_tokens,
-        "reasoningOutputTokens": u.reasoning_output_tokens,
-    }
 
 
 class UsageTracker:
@@ -24,7 +11,7 @@ class UsageTracker:
         self.last = TokenUsage()
         self.context_window = context_window
 
-    def add(self, usage: TokenUsage) -> dict[str, Any]:
+    def add(self, usage: TokenUsage) -> None:
         t = self.total
         self.total = TokenUsage(
             input_tokens=t.input_tokens + usage.input_tokens,
@@ -34,15 +21,7 @@ class UsageTracker:
             total_tokens=t.total_tokens + usage.total_tokens,
         )
         self.last = usage
-        return self.wire()
 
     def reset_last(self, estimated_total: int) -> None:
         """After compaction the context is only as full as the new history."""
         self.last = TokenUsage(input_tokens=estimated_total, total_tokens=estimated_total)
-
-    def wire(self) -> dict[str, Any]:
-        return {
-            "total": _breakdown(self.total),
-            "last": _breakdown(self.last),
-            "modelContextWindow": self.context_window,
-        }

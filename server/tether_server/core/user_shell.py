@@ -9,11 +9,16 @@ import os
 import signal
 import time
 from collections.abc import Callable, Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
+from tether_server.core import events as ev
 from tether_server.core import items
-from tether_server.core.ids import now_ms
+from tether_server.core.ids import now_ms, uuid7
 from tether_server.tools.exec.shell import join_command, parse_command_actions
+
+if TYPE_CHECKING:
+    from tether_server.core.session import ThreadSession
+    from tether_server.core.turn_runner import ActiveTurn
 
 DEFAULT_TIMEOUT_MS = 3_600_000
 TIMEOUT_EXIT_CODE = 124
@@ -81,8 +86,8 @@ def history_message(command: str, exit_code: int, output: str) -> dict[str, Any]
     return {"type": "message", "role": "user", "content": [{"type": "input_text", "text": text}]}
 
 
-def item(item_id: str, command: str, cwd: str) -> dict[str, Any]:
-    wire = items.command_execution(
+def item(item_id: str, command: str, cwd: str) -> items.CommandExecution:
+    return items.CommandExecution(
         item_id,
         join_command(["/bin/bash", "-lc", command]),
         cwd,
@@ -90,4 +95,24 @@ def item(item_id: str, command: str, cwd: str) -> dict[str, Any]:
         now_ms(),
         source="userShell",
     )
-    return wire
+
+
+async def run_in_turn(session: ThreadSession, turn: ActiveTurn, command: str, timeout_ms: int | None) -> None:
+    """Run the command as a `userShell` command item of `turn`, and tell the model what it printed."""
+    thread_id, cwd = session.thread_id, session.settings.cwd
+    shell = item(uuid7(), command, cwd)
+    await session.sink.emit(ev.ItemStarted(thread_id, turn.id, shell))
+
+    def on_output(text: str) -> None:
+        session.sink.emit_delta(ev.CommandOutputDelta(thread_id, turn.id, shell.id, text))
+
+    env = {**session.deps.env, "CODEX_THREAD_ID": thread_id}
+    code, output, duration = await run(
+        command, cwd, env, timeout_ms, on_output, login=session.deps.allow_login_shell
+    )
+    shell.status = "completed" if code == 0 else "failed"
+    shell.exit_code, shell.aggregated_output, shell.duration_ms = code, output, duration
+    shell.completed_at_ms = now_ms()
+    session.recorder.history_entry(turn.id, history_message(command, code, output))
+    session.recorder.item(turn.id, shell)
+    await session.sink.emit(ev.ItemCompleted(thread_id, turn.id, shell))

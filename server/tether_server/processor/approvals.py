@@ -10,7 +10,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from tether_server.core import events as ev
 from tether_server.core.ports import ApprovalDenied
+from tether_server.processor import projection
 from tether_server.processor.subscriptions import Subscriptions
 from tether_server.rpc.connection import Connection
 from tether_server.rpc.outgoing import PendingRequest, ServerRequests
@@ -52,7 +54,7 @@ class ApprovalBroker:
                 req.future.cancel()
             handle = self._threads.get(thread_id)
             if handle is not None:
-                await handle.emit("serverRequest/resolved", {"threadId": thread_id, "requestId": req.id})
+                await handle.emit(ev.ApprovalResolved(thread_id, req.id))
         if reply.error is not None:
             raise ApprovalDenied(str(reply.error.get("message", "error reply")))
         return reply.result or {}
@@ -65,6 +67,6 @@ class ThreadApprovals:
         self._broker = broker
         self._thread_id = thread_id
 
-    async def request(self, method: str, params: dict[str, Any]) -> dict[str, Any]:
-        wire = {k: v for k, v in params.items() if not k.startswith("_")}
-        return await self._broker.request(self._thread_id, method, wire)
+    async def request(self, ask: ev.ApprovalAsk) -> ev.ApprovalAnswer:
+        method, params = projection.approval_request(ask)
+        return projection.approval_answer(await self._broker.request(self._thread_id, method, params))

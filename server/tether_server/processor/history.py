@@ -9,7 +9,9 @@ from tether_protocol.v2 import thread_admin as ta
 from tether_protocol.v2 import thread_history as th
 from tether_protocol.v2 import thread_lifecycle as tl
 from tether_protocol.v2.turn import Turn, TurnItemsView
+from tether_server.core.events import IDLE, NOT_LOADED, ThreadReverted
 from tether_server.errors import InvalidRequest, MethodNotFound
+from tether_server.processor import projection
 from tether_server.processor.settings import new_thread_record, thread_settings, wire
 from tether_server.processor.state import ServerState
 from tether_server.processor.thread import announce_started
@@ -171,14 +173,13 @@ async def fork(state: ServerState, ctx: RequestContext, params: tl.ThreadForkPar
         handle = opened.handle
     else:
         handle = state.threads.create(record, settings, ephemeral=True)
-        handle.session.history = [h.item for h in source.history]
+        handle.replace_history([h.item for h in source.history])
     state.subscriptions.subscribe(record.id, ctx.connection)
     turns = [] if params.exclude_turns else [turn_view(t, [], "notLoaded") for t in source.turns]
-    thread = thread_view(
-        record, status=handle.session.status, loaded=True, ephemeral=bool(params.ephemeral), turns=turns
-    )
+    status = projection.status_json(handle.status)
+    thread = thread_view(record, status=status, loaded=True, ephemeral=bool(params.ephemeral), turns=turns)
     ctx.after_response(lambda: announce_started(state, thread))
-    return session_response(tl.ThreadForkResponse, thread, handle.session.settings)
+    return session_response(tl.ThreadForkResponse, thread, handle.settings)
 
 
 async def revert(
@@ -187,18 +188,15 @@ async def revert(
     handle = state.threads.get(params.thread_id)
     if handle is None:
         raise InvalidRequest(f"thread not loaded: {params.thread_id}")
-    session = handle.session
-    if session.active is not None:
-        session.interrupt(None)
-        await session.wait_idle()
+    await handle.stop_turn()
     if not await state.store.truncate_before_turn(params.thread_id, params.before_turn_id):
         raise InvalidRequest(f"turn not found: {params.before_turn_id}")
-    await session.set_status({"type": "notLoaded"})
+    await handle.set_status(NOT_LOADED)
     await state.threads.unload(params.thread_id)
     opened = await state.threads.open(params.thread_id)
     assert opened is not None
     reloaded = opened.handle
-    await reloaded.session.set_status({"type": "idle"})
-    thread = thread_view(reloaded.session.record, status=reloaded.session.status, loaded=True)
-    ctx.after_response(lambda: reloaded.emit("thread/reverted", {"threadId": params.thread_id}))
+    await reloaded.set_status(IDLE)
+    thread = thread_view(reloaded.record, status=projection.status_json(reloaded.status), loaded=True)
+    ctx.after_response(lambda: reloaded.emit(ThreadReverted(params.thread_id)))
     return ta.ThreadRevertResponse(thread=thread)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 
 from tether_server import log
-from tether_server.core import items
+from tether_server.core import events as ev
 from tether_server.processor.state import ServerState
 from tether_server.threads.handle import ThreadHandle
 
@@ -38,8 +38,8 @@ class IdleUnloader:
             handle = self._state.threads.get(thread_id)
             if handle is None or self._state.subscriptions.subscribers(thread_id):
                 break
-            if handle.session.active is not None:
-                await handle.session.wait_idle()
+            if handle.running:
+                await handle.wait_idle()
                 continue
             await unload(self._state, handle)
             break
@@ -53,8 +53,8 @@ class IdleUnloader:
 
 async def unload(state: ServerState, handle: ThreadHandle) -> None:
     thread_id = handle.thread_id
-    await handle.session.set_status({"type": "notLoaded"})
-    await handle.emit("thread/closed", {"threadId": thread_id})
+    await handle.set_status(ev.NOT_LOADED)
+    await handle.emit(ev.ThreadClosed(thread_id))
     await state.threads.unload(thread_id)
     state.subscriptions.forget(thread_id)
     _log.info("thread.unloaded", thread_id=thread_id)
@@ -63,12 +63,13 @@ async def unload(state: ServerState, handle: ThreadHandle) -> None:
 async def announce_recovered(state: ServerState, handle: ThreadHandle) -> None:
     """Tell the (first) subscriber about turns a crash left open; they were closed as interrupted."""
     for turn in state.recovered.pop(handle.thread_id, []):
-        handle.session.note_interrupted(turn.turn_id)
-        done = items.turn(
+        handle.note_interrupted(turn.turn_id)
+        done = ev.TurnCompleted(
+            handle.thread_id,
             turn.turn_id,
             "interrupted",
-            started_at=turn.started_at,
-            completed_at=turn.completed_at,
-            duration_ms=turn.duration_ms,
+            turn.started_at,
+            turn.completed_at,
+            turn.duration_ms,
         )
-        await handle.emit("turn/completed", {"threadId": handle.thread_id, "turn": done})
+        await handle.emit(done)

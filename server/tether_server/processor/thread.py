@@ -11,8 +11,10 @@ from tether_protocol.v2 import thread_history as th
 from tether_protocol.v2 import thread_lifecycle as tl
 from tether_protocol.v2.thread import Thread
 from tether_protocol.v2.turn import Turn
+from tether_server.core.events import IDLE, NOT_LOADED
 from tether_server.core.ids import now_s
 from tether_server.errors import Conflict, InvalidParams, InvalidRequest, NotFound, archived_message
+from tether_server.processor import projection
 from tether_server.processor.lifecycle import announce_recovered
 from tether_server.processor.settings import default_cwd, new_thread_record, thread_settings, wire
 from tether_server.processor.state import ServerState
@@ -26,8 +28,8 @@ from tether_server.threads.handle import ThreadEvent, ThreadHandle
 
 
 def _loaded_view(handle: ThreadHandle, turns: list[Turn] | None = None) -> Thread:
-    s = handle.session
-    return thread_view(s.record, status=s.status, loaded=True, ephemeral=s.ephemeral, turns=turns)
+    status = projection.status_json(handle.status)
+    return thread_view(handle.record, status=status, loaded=True, ephemeral=handle.ephemeral, turns=turns)
 
 
 def announce_started(state: ServerState, thread: Thread) -> None:
@@ -67,12 +69,11 @@ async def resume(
     if opened is None:
         raise InvalidRequest(f"no rollout found for thread id {params.thread_id}")
     handle = opened.handle
-    session = handle.session
-    if session.record.archived:
+    if handle.record.archived:
         raise InvalidRequest(archived_message(params.thread_id))
     if opened.loaded_now:
-        await session.set_status({"type": "idle"})
-    turns = [] if params.exclude_turns or session.ephemeral else await _turns_of(state, params.thread_id)
+        await handle.set_status(IDLE)
+    turns = [] if params.exclude_turns or handle.ephemeral else await _turns_of(state, params.thread_id)
     thread = _loaded_view(handle, turns)
     conn = ctx.connection
     if params.after_seq is None:
@@ -86,7 +87,7 @@ async def resume(
     ctx.after_response(lambda: announce_recovered(state, handle))
     approvals = state.approvals
     ctx.after_response(lambda: approvals.resend(params.thread_id, conn))
-    return session_response(tl.ThreadResumeResponse, thread, session.settings)
+    return session_response(tl.ThreadResumeResponse, thread, handle.settings)
 
 
 def replay_then_subscribe(
@@ -114,8 +115,8 @@ def replay_then_subscribe(
 async def read(state: ServerState, ctx: RequestContext, params: th.ThreadReadParams) -> th.ThreadReadResponse:
     handle = state.threads.get(params.thread_id)
     if handle is not None:
-        record, status = handle.session.record, handle.session.status
-        loaded, ephemeral = True, handle.session.ephemeral
+        record, status = handle.record, projection.status_json(handle.status)
+        loaded, ephemeral = True, handle.ephemeral
     else:
         found = await state.store.get_thread(params.thread_id)
         if found is None:
@@ -160,7 +161,7 @@ async def list_threads(
     data = []
     for record in page.data:
         handle = state.threads.get(record.id)
-        status = handle.session.status if handle else None
+        status = projection.status_json(handle.status) if handle else None
         data.append(thread_view(record, status=status, loaded=False))
     return th.ThreadListResponse(
         data=data, next_cursor=page.next_cursor, backwards_cursor=page.backwards_cursor
@@ -190,7 +191,7 @@ async def unsubscribe(
 async def _record_or_fail(state: ServerState, thread_id: str) -> ThreadRecord:
     handle = state.threads.get(thread_id)
     if handle is not None:
-        return handle.session.record
+        return handle.record
     record = await state.store.get_thread(thread_id)
     if record is None:
         raise NotFound(f"thread not found: {thread_id}")
@@ -220,7 +221,7 @@ async def archive(
 ) -> ta.ThreadArchiveResponse:
     record = await _record_or_fail(state, params.thread_id)
     handle = state.threads.get(params.thread_id)
-    if handle is not None and handle.session.active is not None:
+    if handle is not None and handle.running:
         raise Conflict("cannot archive a thread while a turn is running; interrupt it first")
     if not await state.store.set_archived(params.thread_id, True, now_s()):
         raise NotFound(f"no rollout found for thread id {params.thread_id}")
@@ -254,9 +255,7 @@ async def delete(
 ) -> ta.ThreadDeleteResponse:
     handle = state.threads.get(params.thread_id)
     if handle is not None:
-        if handle.session.active is not None:
-            handle.session.interrupt(None)
-            await handle.session.wait_idle()
+        await handle.stop_turn()
         await _unload(state, handle)
     deleted = await state.store.delete_thread(params.thread_id)
     if not deleted and handle is None:
@@ -268,6 +267,6 @@ async def delete(
 
 
 async def _unload(state: ServerState, handle: ThreadHandle) -> None:
-    await handle.session.set_status({"type": "notLoaded"})
+    await handle.set_status(NOT_LOADED)
     await state.threads.unload(handle.thread_id)
     state.subscriptions.forget(handle.thread_id)

@@ -8,6 +8,7 @@ from tether_protocol.v2 import thread_admin as ta
 from tether_protocol.v2 import turn as tu
 from tether_protocol.v2.inputs import UserInput
 from tether_server.errors import Conflict, NotFound, archived_message
+from tether_server.processor import projection
 from tether_server.processor.settings import turn_settings, wire
 from tether_server.processor.state import ServerState
 from tether_server.rpc.context import RequestContext
@@ -35,41 +36,39 @@ def _content(inputs: list[UserInput]) -> list[dict[str, Any]]:
 
 async def start(state: ServerState, ctx: RequestContext, params: tu.TurnStartParams) -> tu.TurnStartResponse:
     handle = _handle(state, params.thread_id)
-    session = handle.session
-    if session.active is None and state.draining:
+    if not handle.running and state.draining:
         raise Conflict(DRAINING, data={"reason": "serverShuttingDown"})
-    if session.record.archived:
+    if handle.record.archived:
         raise Conflict(archived_message(params.thread_id))
-    settings = turn_settings(session.settings, params)
+    settings = turn_settings(handle.settings, params)
     schema = params.output_schema if isinstance(params.output_schema, dict) else None
-    turn, _new = session.start_turn(_content(params.input), params.client_user_message_id, settings, schema)
+    turn_id = handle.start_turn(_content(params.input), params.client_user_message_id, settings, schema)
+    turn = projection.turn_json(turn_id, "inProgress", started_at=None)
     return tu.TurnStartResponse.model_validate({"turn": turn})
 
 
 async def steer(state: ServerState, ctx: RequestContext, params: tu.TurnSteerParams) -> tu.TurnSteerResponse:
-    session = _handle(state, params.thread_id).session
-    turn_id = session.steer(_content(params.input), params.expected_turn_id, params.client_user_message_id)
+    handle = _handle(state, params.thread_id)
+    turn_id = handle.steer(_content(params.input), params.expected_turn_id, params.client_user_message_id)
     return tu.TurnSteerResponse(turn_id=turn_id)
 
 
 async def interrupt(
     state: ServerState, ctx: RequestContext, params: tu.TurnInterruptParams
 ) -> tu.TurnInterruptResponse:
-    session = _handle(state, params.thread_id).session
-    session.interrupt(params.turn_id)
+    _handle(state, params.thread_id).interrupt(params.turn_id)
     return tu.TurnInterruptResponse()
 
 
 async def shell_command(
     state: ServerState, ctx: RequestContext, params: ta.ThreadShellCommandParams
 ) -> ta.ThreadShellCommandResponse:
-    session = _handle(state, params.thread_id).session
-    session.shell_command(params.command, params.timeout_ms)
+    _handle(state, params.thread_id).shell_command(params.command, params.timeout_ms)
     return ta.ThreadShellCommandResponse()
 
 
 async def compact_start(
     state: ServerState, ctx: RequestContext, params: ta.ThreadCompactStartParams
 ) -> ta.ThreadCompactStartResponse:
-    _handle(state, params.thread_id).session.start_compact()
+    _handle(state, params.thread_id).start_compact()
     return ta.ThreadCompactStartResponse()

@@ -1,4 +1,9 @@
-"""ThreadHandle: one loaded thread — its session, its event log (seq), and its listeners."""
+"""ThreadHandle: one loaded thread — its session, its event log (seq), and its listeners.
+
+The handle is the only way into a thread: the processor calls its methods, never the session
+behind it. The session reports through the handle (the core's EventSink), which projects each
+event to its wire form, numbers it and commits or publishes it according to its durability.
+"""
 
 from __future__ import annotations
 
@@ -9,9 +14,11 @@ from dataclasses import dataclass
 from typing import Any
 
 from tether_server import log
+from tether_server.core.events import CoreEvent, Durability, ThreadStatus
 from tether_server.core.ids import now_ms
 from tether_server.core.session import ThreadSession
-from tether_server.store.base import Batch, EventRecord, ThreadStore
+from tether_server.core.settings import TurnSettings
+from tether_server.store.base import Batch, EventRecord, ThreadRecord, ThreadStore
 
 _log = log.get("tether.threads")
 
@@ -28,20 +35,8 @@ class ThreadEvent:
 
 Listener = Callable[[ThreadEvent], None]
 
-# Events that announce a start or a state, not a completion: they are logged with the next commit
-# instead of forcing one (a plain turn costs three commits instead of nine).
-LAZY_METHODS = frozenset(
-    {
-        "thread/status/changed",
-        "turn/started",
-        "item/started",
-        "thread/tokenUsage/updated",
-        "turn/diff/updated",
-        "turn/plan/updated",
-        "warning",
-        "item/autoApprovalReview/started",
-    }
-)
+Project = Callable[[CoreEvent], tuple[str, dict[str, Any]]]
+"""Core event → (wire method, params); the processor's projection, injected at composition."""
 
 
 class ThreadHandle:
@@ -49,9 +44,16 @@ class ThreadHandle:
     to the store (with the session's pending batch) before any listener sees them."""
 
     def __init__(
-        self, store: ThreadStore, *, last_seq: int = 0, ring_size: int = 20_000, ephemeral: bool = False
+        self,
+        store: ThreadStore,
+        project: Project,
+        *,
+        last_seq: int = 0,
+        ring_size: int = 20_000,
+        ephemeral: bool = False,
     ) -> None:
         self._store = store
+        self._project = project
         self._seq = last_seq
         self._ring: deque[ThreadEvent] = deque(maxlen=ring_size)
         self._listeners: list[Listener] = []
@@ -59,11 +61,86 @@ class ThreadHandle:
         self._commit_lock = asyncio.Lock()
         self._held: list[tuple[str, dict[str, Any], bool]] = []
         self._lazy: list[EventRecord] = []
-        self.session: ThreadSession  # set by the manager right after construction
+        self._session: ThreadSession | None = None
+
+    def attach(self, session: ThreadSession) -> None:
+        """Bind the session (it is built with this handle as its sink, hence after the handle)."""
+        self._session = session
+
+    @property
+    def _s(self) -> ThreadSession:
+        assert self._session is not None, "ThreadHandle used before its session was attached"
+        return self._session
+
+    # ---- the thread, for the processor ----------------------------------------------------------
 
     @property
     def thread_id(self) -> str:
-        return self.session.record.id
+        return self._s.thread_id
+
+    @property
+    def record(self) -> ThreadRecord:
+        return self._s.record
+
+    @property
+    def status(self) -> ThreadStatus:
+        return self._s.status
+
+    @property
+    def settings(self) -> TurnSettings:
+        return self._s.settings
+
+    @property
+    def running(self) -> bool:
+        """Whether a turn is active."""
+        return self._s.active is not None
+
+    async def set_status(self, status: ThreadStatus) -> None:
+        await self._s.set_status(status)
+
+    def start_turn(
+        self,
+        content: list[dict[str, Any]],
+        client_id: str | None,
+        settings: TurnSettings,
+        output_schema: dict[str, Any] | None = None,
+    ) -> str:
+        """Start a turn, or steer into the active one; returns the turn's id."""
+        turn, _new = self._s.start_turn(content, client_id, settings, output_schema)
+        return turn.id
+
+    def steer(self, content: list[dict[str, Any]], expected_turn_id: str, client_id: str | None) -> str:
+        return self._s.steer(content, expected_turn_id, client_id)
+
+    def interrupt(self, turn_id: str | None) -> None:
+        self._s.interrupt(turn_id)
+
+    async def stop_turn(self) -> None:
+        """Interrupt the active turn, if any, and wait until it has finished."""
+        if self._s.active is not None:
+            self._s.interrupt(None)
+            await self._s.wait_idle()
+
+    async def wait_idle(self) -> None:
+        await self._s.wait_idle()
+
+    def shell_command(self, command: str, timeout_ms: int | None) -> None:
+        self._s.shell_command(command, timeout_ms)
+
+    def start_compact(self) -> None:
+        self._s.start_compact()
+
+    def note_interrupted(self, turn_id: str) -> None:
+        """Tell the model that a turn was cut short (a crash left it open)."""
+        self._s.note_interrupted(turn_id)
+
+    def replace_history(self, history: list[dict[str, Any]]) -> None:
+        self._s.recorder.replace_history(history)
+
+    async def close_processes(self) -> None:
+        await self._s.processes.close()
+
+    # ---- the event log --------------------------------------------------------------------------
 
     @property
     def last_seq(self) -> int:
@@ -78,22 +155,26 @@ class ThreadHandle:
 
     def _next(self, method: str, params: dict[str, Any], durable: bool) -> ThreadEvent:
         self._seq += 1
-        return ThreadEvent(self.session.record.id, self._seq, method, params, now_ms(), durable)
+        return ThreadEvent(self.thread_id, self._seq, method, params, now_ms(), durable)
 
     def _publish(self, event: ThreadEvent) -> None:
         self._ring.append(event)
         for listener in list(self._listeners):
             listener(event)
 
-    async def emit(self, method: str, params: dict[str, Any], *, batch: Batch | None = None) -> None:
-        if method in LAZY_METHODS and batch is None:
+    async def emit(self, event: CoreEvent) -> None:
+        if event.durability is Durability.EPHEMERAL:
+            self.emit_delta(event)
+            return
+        method, params = self._project(event)
+        if event.durability is Durability.LAZY:
             self._emit_lazy(method, params)
             return
         # One durable event at a time, and deltas raised meanwhile wait behind it, so that seq
         # order is publish order (clients resuming with afterSeq rely on it).
         async with self._commit_lock:
             try:
-                await self._commit_and_publish(method, params, batch)
+                await self._commit_and_publish(method, params)
             finally:
                 held, self._held = self._held, []
                 for held_method, held_params, lazy in held:
@@ -102,19 +183,18 @@ class ThreadHandle:
                     else:
                         self._publish(self._next(held_method, held_params, durable=False))
 
-    async def _commit_and_publish(self, method: str, params: dict[str, Any], batch: Batch | None) -> None:
+    async def _commit_and_publish(self, method: str, params: dict[str, Any]) -> None:
         event = self._next(method, params, durable=True)
-        if not self.ephemeral and self.session.materialized:
-            pending = self.session.take_batch() or Batch()
-            if batch is not None:
-                _merge(pending, batch)
+        recorder = self._s.recorder
+        if not self.ephemeral and recorder.materialized:
+            pending = recorder.take_batch() or Batch()
             pending.events.extend(self._lazy)
             pending.events.append(
                 EventRecord(event.thread_id, event.seq, method, params, event.emitted_at_ms)
             )
             if pending.thread is None:
-                pending.thread = self.session.record
-            self.session.record.last_seq = event.seq
+                pending.thread = recorder.record
+            recorder.record.last_seq = event.seq
             cancelled = await _commit_to_the_end(self._store.commit(pending))
             self._lazy = []
             self._publish(event)
@@ -133,11 +213,13 @@ class ThreadHandle:
     def _publish_lazy(self, method: str, params: dict[str, Any]) -> None:
         """Sent now, written with the next commit: losing it in a crash loses nothing reported complete."""
         event = self._next(method, params, durable=True)
-        if not self.ephemeral and self.session.materialized:
+        if not self.ephemeral and self._s.recorder.materialized:
             self._lazy.append(EventRecord(event.thread_id, event.seq, method, params, event.emitted_at_ms))
         self._publish(event)
 
-    def emit_transient(self, method: str, params: dict[str, Any]) -> None:
+    def emit_delta(self, event: CoreEvent) -> None:
+        """An ephemeral event from synchronous code: numbered and fanned out, never written."""
+        method, params = self._project(event)
         if self._commit_lock.locked():
             self._held.append((method, params, False))
             return
@@ -146,15 +228,6 @@ class ThreadHandle:
     def ring_after(self, seq: int) -> list[ThreadEvent]:
         """Whatever the in-memory ring still holds after `seq` (possibly not reaching back to it)."""
         return [e for e in self._ring if e.seq > seq]
-
-
-def _merge(into: Batch, other: Batch) -> None:
-    if other.thread is not None:
-        into.thread = other.thread
-    into.turns.extend(other.turns)
-    into.items.extend(other.items)
-    into.history.extend(other.history)
-    into.events.extend(other.events)
 
 
 async def _commit_to_the_end(commit: Coroutine[Any, Any, None]) -> bool:

@@ -9,7 +9,7 @@ from tether_server import log
 from tether_server.core.session import SessionDeps, ThreadSession
 from tether_server.core.settings import TurnSettings
 from tether_server.store.base import ThreadRecord, ThreadStore
-from tether_server.threads.handle import ThreadHandle
+from tether_server.threads.handle import Project, ThreadHandle
 
 _log = log.get("tether.threads")
 
@@ -22,11 +22,17 @@ class ThreadOpened:
 
 class ThreadManager:
     def __init__(
-        self, store: ThreadStore, deps: SessionDeps, loaded: dict[str, ThreadHandle] | None = None
+        self,
+        store: ThreadStore,
+        deps: SessionDeps,
+        project: Project,
+        loaded: dict[str, ThreadHandle] | None = None,
     ) -> None:
-        """`loaded` is the id → handle map this manager keeps; pass one to share a read view of it."""
+        """`loaded` is the id → handle map this manager keeps; pass one to share a read view of it.
+        `project` is the processor's projection, which every handle uses for its events."""
         self.store = store
         self.deps = deps
+        self._project = project
         self._loaded: dict[str, ThreadHandle] = {} if loaded is None else loaded
         self.on_loaded: list[Callable[[ThreadHandle], None]] = []
 
@@ -45,8 +51,8 @@ class ThreadManager:
             hook(handle)
 
     def create(self, record: ThreadRecord, settings: TurnSettings, *, ephemeral: bool) -> ThreadHandle:
-        handle = ThreadHandle(self.store, ephemeral=ephemeral)
-        handle.session = ThreadSession(record, settings, handle, self.deps, ephemeral=ephemeral)
+        handle = ThreadHandle(self.store, self._project, ephemeral=ephemeral)
+        handle.attach(ThreadSession(record, settings, handle, self.deps, ephemeral=ephemeral))
         self._register(handle)
         return handle
 
@@ -67,15 +73,17 @@ class ThreadManager:
             if record.settings
             else TurnSettings(cwd=record.cwd, model=record.model, model_provider=record.model_provider)
         )
-        handle = ThreadHandle(self.store, last_seq=record.last_seq)
-        handle.session = ThreadSession(
-            record,
-            settings,
-            handle,
-            self.deps,
-            history=[h.item for h in loaded.history],
-            turn_count=len(loaded.turns),
-            item_count=len(loaded.items),
+        handle = ThreadHandle(self.store, self._project, last_seq=record.last_seq)
+        handle.attach(
+            ThreadSession(
+                record,
+                settings,
+                handle,
+                self.deps,
+                history=[h.item for h in loaded.history],
+                turn_count=len(loaded.turns),
+                item_count=len(loaded.items),
+            )
         )
         self._register(handle)
         return ThreadOpened(handle, loaded_now=True)
@@ -83,7 +91,7 @@ class ThreadManager:
     async def unload(self, thread_id: str) -> ThreadHandle | None:
         handle = self._loaded.pop(thread_id, None)
         if handle is not None:
-            await handle.session.processes.close()
+            await handle.close_processes()
         return handle
 
     async def shutdown(self) -> None:

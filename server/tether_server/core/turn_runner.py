@@ -1,0 +1,248 @@
+"""Running one turn from `turn/started` to `turn/completed`, whatever its work and however it ends.
+
+`ThreadSession.begin_turn` creates the turn and its task; the task runs `run_turn`, which wraps the
+turn's work (sampling the model, a user shell command or a compaction) in the start and finish
+every turn shares: status, the turn record, the context update and the one `TurnCompleted`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from tether_server import log
+from tether_server.core import compaction, context, items
+from tether_server.core import events as ev
+from tether_server.core.approval import TurnCancelled
+from tether_server.core.history import normalized
+from tether_server.core.ids import now_ms, now_s, uuid7
+from tether_server.core.tool_calls import ToolContext
+from tether_server.core.tool_specs import default_tools
+from tether_server.core.turn import SamplingResult, TurnRun, sample_with_retries
+from tether_server.errors import ConfigError, ProviderError, TetherError
+from tether_server.providers.base import ModelRequest
+from tether_server.store.base import TurnRecord
+
+if TYPE_CHECKING:
+    from tether_server.core.session import ThreadSession
+
+_log = log.get("tether.core.session")
+
+INTERRUPTED_MARKER = (
+    "<turn_aborted>\nThe user stopped the previous turn on purpose. Commands it started were stopped; "
+    "any tool call may have run partially.\n</turn_aborted>"
+)
+
+
+@dataclass
+class ActiveTurn:
+    id: str
+    ordinal: int
+    started_at: int
+    started_mono_ms: int
+    pending: list[tuple[list[dict[str, Any]], str | None]] = field(default_factory=list)
+    task: asyncio.Task[None] | None = None
+    output_schema: dict[str, Any] | None = None
+
+
+TurnWork = Callable[["ThreadSession", ActiveTurn], Awaitable[items.AgentMessage | None]]
+"""What a turn does between its start and its finish; returns the final agent message, if any."""
+
+
+def new_turn(ordinal: int, output_schema: dict[str, Any] | None = None) -> ActiveTurn:
+    return ActiveTurn(uuid7(), ordinal, now_s(), now_ms(), output_schema=output_schema)
+
+
+def turn_record(
+    session: ThreadSession, turn: ActiveTurn, status: str, error: dict[str, Any] | None = None
+) -> TurnRecord:
+    done = status != "inProgress"
+    return TurnRecord(
+        session.thread_id,
+        turn.id,
+        turn.ordinal,
+        status,
+        error,
+        turn.started_at,
+        now_s() if done else None,
+        now_ms() - turn.started_mono_ms if done else None,
+    )
+
+
+async def run_turn(session: ThreadSession, turn: ActiveTurn, work: TurnWork) -> None:
+    """The turn task: always ends with `TurnCompleted` (completed, interrupted or failed)."""
+    status: str = "completed"
+    error: dict[str, Any] | None = None
+    final: items.AgentMessage | None = None
+    recorder = session.recorder
+    try:
+        await session.set_status(ev.ThreadStatus.active())
+        recorder.materialized = True
+        recorder.record.updated_at = recorder.record.recency_at = now_s()
+        recorder.record.settings = session.settings.to_json()
+        recorder.thread_changed()
+        recorder.turn(turn_record(session, turn, "inProgress"))
+        await session.sink.emit(ev.TurnStarted(session.thread_id, turn.id, turn.started_at))
+        _record_context(session, turn)
+        final = await work(session, turn)
+    except (asyncio.CancelledError, TurnCancelled):
+        status = "interrupted"
+        recorder.history_entry(turn.id, context.text_message("user", INTERRUPTED_MARKER))
+    except ProviderError as exc:
+        status = "failed"
+        error = items.turn_error(exc.message, exc.codex_error_info, exc.additional_details)
+    except ConfigError as exc:  # e.g. the provider's API key is not set
+        status, error = "failed", items.turn_error(exc.message, "unauthorized")
+    except TetherError as exc:
+        status, error = "failed", items.turn_error(exc.message)
+    except Exception as exc:  # noqa: BLE001 - the thread task is a supervisor boundary
+        _log.exception("turn.crashed", thread_id=session.thread_id, turn_id=turn.id)
+        status, error = "failed", items.turn_error(f"internal error: {type(exc).__name__}")
+    await asyncio.shield(_finish(session, turn, status, error, final))
+
+
+def _record_context(session: ThreadSession, turn: ActiveTurn) -> None:
+    """The environment (first turn) or what changed in the settings since the last turn."""
+    deps = session.deps
+    if session.reference is None:
+        extra = context.initial_context(session.settings, deps.home, deps.agents_max_bytes)
+    else:
+        extra = context.settings_update(session.reference, session.settings)
+    for entry in extra:
+        session.recorder.history_entry(turn.id, entry)
+    session.reference = session.settings
+
+
+async def _finish(
+    session: ThreadSession,
+    turn: ActiveTurn,
+    status: str,
+    error: dict[str, Any] | None,
+    final: items.AgentMessage | None,
+) -> None:
+    if status == "interrupted":
+        await session.processes.close()
+    tid = session.thread_id
+    if error is not None:
+        await session.set_status(ev.SYSTEM_ERROR)
+        await session.sink.emit(ev.TurnFailed(tid, turn.id, error, will_retry=False))
+    else:
+        await session.set_status(ev.IDLE)
+    record = turn_record(session, turn, status, error)
+    session.recorder.turn(record)
+    session.recorder.record.updated_at = now_s()
+    session.recorder.thread_changed()
+    done = ev.TurnCompleted(
+        tid,
+        turn.id,
+        status,
+        turn.started_at,
+        record.completed_at,
+        record.duration_ms,
+        error,
+        final if status == "completed" else None,
+    )
+    session.active = None
+    await session.sink.emit(done)
+
+
+# ---- sampling the model -----------------------------------------------------------------------------
+
+
+async def sample_until_done(session: ThreadSession, turn: ActiveTurn) -> items.AgentMessage | None:
+    """The work of a normal turn: sample, run the tools, repeat while the model or the user has more."""
+    final: items.AgentMessage | None = None
+    run = TurnRun(
+        thread_id=session.thread_id,
+        turn_id=turn.id,
+        provider=session.deps.provider_for(session.settings.model_provider),
+        sink=session.sink,
+        tools=_tool_context(session, turn),
+        build_request=lambda: _build_request(session, turn),
+        record_history=lambda item: session.recorder.history_entry(turn.id, item),
+        usage=session.usage,
+        stream_max_retries=session.deps.stream_max_retries,
+    )
+    if session.needs_compaction():
+        await compaction.run_in_turn(session, turn)
+    while True:
+        await _record_user_input(session, turn)
+        result: SamplingResult = await sample_with_retries(run)
+        final = result.last_agent_message or final
+        if not result.needs_follow_up and not turn.pending:
+            return final
+        if session.needs_compaction():
+            await compaction.run_in_turn(session, turn)
+
+
+async def _record_user_input(session: ThreadSession, turn: ActiveTurn) -> None:
+    """Record every pending input as a user message item (and into the model history)."""
+    recorder = session.recorder
+    while turn.pending:
+        content, client_id = turn.pending.pop(0)
+        item = items.UserMessage(uuid7(), content, client_id, now_ms())
+        await session.sink.emit(ev.ItemStarted(session.thread_id, turn.id, item))
+        recorder.history_entry(turn.id, items.user_input_to_model(content))
+        item.completed_at_ms = now_ms()
+        recorder.item(turn.id, item)
+        if not recorder.record.preview:
+            recorder.record.preview = items.text_of(content)[:400]
+            recorder.thread_changed()
+        await session.sink.emit(ev.ItemCompleted(session.thread_id, turn.id, item))
+
+
+def _tool_context(session: ThreadSession, turn: ActiveTurn) -> ToolContext:
+    thread_id, settings, deps = session.thread_id, session.settings, session.deps
+    return ToolContext(
+        thread_id=thread_id,
+        turn_id=turn.id,
+        cwd=Path(settings.cwd),
+        sandbox_policy=settings.sandbox_policy,
+        sink=session.sink,
+        processes=session.processes,
+        env={**deps.env, "CODEX_THREAD_ID": thread_id, "TETHER_THREAD_ID": thread_id},
+        gate=deps.gate,
+        record_item=lambda item: session.recorder.item(turn.id, item),
+        approval_policy=settings.approval_policy,
+        ask=session.ask,
+        set_flags=session.set_flags,
+        approved_for_session=session.approved_for_session,
+        allow_login_shell=deps.allow_login_shell,
+        exec_rules=deps.exec_rules,
+        private_paths=deps.private_paths,
+        hidden_paths=deps.hidden_paths,
+    )
+
+
+def _build_request(session: ThreadSession, turn: ActiveTurn) -> ModelRequest:
+    settings = session.settings
+    text: dict[str, Any] | None = None
+    if turn.output_schema is not None:
+        text = {
+            "format": {
+                "type": "json_schema",
+                "strict": True,
+                "schema": turn.output_schema,
+                "name": "tether_output_schema",
+            }
+        }
+    reasoning = None
+    if settings.effort or settings.summary:
+        reasoning = {"effort": settings.effort or "medium"}
+        if settings.summary and settings.summary != "none":
+            reasoning["summary"] = settings.summary
+    return ModelRequest(
+        model=settings.model,
+        instructions=context.base_instructions(settings),
+        input=normalized(session.recorder.history),
+        tools=default_tools(),
+        parallel_tool_calls=True,
+        reasoning=reasoning,
+        text=text,
+        prompt_cache_key=session.thread_id,
+        include=["reasoning.encrypted_content"] if reasoning else [],
+        headers={"session_id": session.thread_id},
+    )

@@ -1,0 +1,273 @@
+"""The one translator from core events to the wire: notification names and their params.
+
+Every `tether_server.core.events` event maps to one notification of the protocol's method table,
+and every approval ask to one server request. The params are built as plain dicts in the exact
+shape of the protocol models (the unit tests validate each against its model) rather than through
+the models themselves: this runs once per streamed delta, and model validation there would cost
+more than everything else on that path.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+from tether_server.core import events as ev
+from tether_server.processor.items_json import item_json, turn_json
+from tether_server.providers.base import TokenUsage
+
+__all__ = ["approval_answer", "approval_request", "item_json", "notification", "status_json", "turn_json"]
+
+Params = dict[str, Any]
+E = TypeVar("E", bound=ev.CoreEvent)
+
+AMENDMENT_DECISION = "acceptWithExecpolicyAmendment"
+_Projector = Callable[[Any], tuple[str, Params]]
+_PROJECTORS: dict[type[ev.CoreEvent], _Projector] = {}
+
+
+def _projects(event_type: type[E]) -> Callable[[Callable[[E], tuple[str, Params]]], Callable[[E], Any]]:
+    def register(fn: Callable[[E], tuple[str, Params]]) -> Callable[[E], Any]:
+        _PROJECTORS[event_type] = fn
+        return fn
+
+    return register
+
+
+def notification(event: ev.CoreEvent) -> tuple[str, Params]:
+    """(method, params) of the notification that announces `event`."""
+    return _PROJECTORS[type(event)](event)
+
+
+def projected_types() -> frozenset[type[ev.CoreEvent]]:
+    return frozenset(_PROJECTORS)
+
+
+def _ids(event: ev.TurnEvent) -> Params:
+    return {"threadId": event.thread_id, "turnId": event.turn_id}
+
+
+# ---- thread ----------------------------------------------------------------------------------------
+
+
+def status_json(status: ev.ThreadStatus) -> Params:
+    """A `ThreadStatus` as the wire has it."""
+    if status.kind == "active":
+        return {"type": "active", "activeFlags": list(status.active_flags)}
+    return {"type": status.kind}
+
+
+@_projects(ev.ThreadStatusChanged)
+def _status(e: ev.ThreadStatusChanged) -> tuple[str, Params]:
+    return "thread/status/changed", {"threadId": e.thread_id, "status": status_json(e.status)}
+
+
+@_projects(ev.ThreadClosed)
+def _closed(e: ev.ThreadClosed) -> tuple[str, Params]:
+    return "thread/closed", {"threadId": e.thread_id}
+
+
+@_projects(ev.ThreadReverted)
+def _reverted(e: ev.ThreadReverted) -> tuple[str, Params]:
+    return "thread/reverted", {"threadId": e.thread_id}
+
+
+@_projects(ev.ThreadWarning)
+def _warning(e: ev.ThreadWarning) -> tuple[str, Params]:
+    return "warning", {"threadId": e.thread_id, "message": e.message}
+
+
+# ---- turn ------------------------------------------------------------------------------------------
+
+
+@_projects(ev.TurnStarted)
+def _turn_started(e: ev.TurnStarted) -> tuple[str, Params]:
+    turn = turn_json(e.turn_id, "inProgress", started_at=e.started_at)
+    return "turn/started", {"threadId": e.thread_id, "turn": turn}
+
+
+@_projects(ev.TurnCompleted)
+def _turn_completed(e: ev.TurnCompleted) -> tuple[str, Params]:
+    summary = [item_json(e.final)] if e.final is not None else []
+    turn = turn_json(
+        e.turn_id,
+        e.status,
+        started_at=e.started_at,
+        completed_at=e.completed_at,
+        duration_ms=e.duration_ms,
+        error=e.error,
+        items=summary,
+        items_view="summary" if summary else "notLoaded",
+    )
+    return "turn/completed", {"threadId": e.thread_id, "turn": turn}
+
+
+@_projects(ev.TurnFailed)
+def _error(e: ev.TurnFailed) -> tuple[str, Params]:
+    return "error", {"error": e.error, "willRetry": e.will_retry, **_ids(e)}
+
+
+@_projects(ev.PlanUpdated)
+def _plan(e: ev.PlanUpdated) -> tuple[str, Params]:
+    plan = [{"step": s.step, "status": s.status} for s in e.plan]
+    return "turn/plan/updated", {**_ids(e), "explanation": e.explanation, "plan": plan}
+
+
+@_projects(ev.DiffUpdated)
+def _diff(e: ev.DiffUpdated) -> tuple[str, Params]:
+    return "turn/diff/updated", {**_ids(e), "diff": e.diff}
+
+
+def _breakdown(u: TokenUsage) -> dict[str, int]:
+    return {
+        "totalTokens": u.total_tokens,
+        "inputTokens": u.input_tokens,
+        "cachedInputTokens": u.cached_input_tokens,
+        "cacheWriteInputTokens": 0,
+        "outputTokens": u.output_tokens,
+        "reasoningOutputTokens": u.reasoning_output_tokens,
+    }
+
+
+@_projects(ev.TokenUsageUpdated)
+def _usage(e: ev.TokenUsageUpdated) -> tuple[str, Params]:
+    usage = {"total": _breakdown(e.total), "last": _breakdown(e.last), "modelContextWindow": e.context_window}
+    return "thread/tokenUsage/updated", {**_ids(e), "tokenUsage": usage}
+
+
+# ---- items -----------------------------------------------------------------------------------------
+
+
+@_projects(ev.ItemStarted)
+def _item_started(e: ev.ItemStarted) -> tuple[str, Params]:
+    return "item/started", {"item": item_json(e.item), **_ids(e), "startedAtMs": e.item.started_at_ms}
+
+
+@_projects(ev.ItemCompleted)
+def _item_completed(e: ev.ItemCompleted) -> tuple[str, Params]:
+    return "item/completed", {
+        "item": item_json(e.item),
+        **_ids(e),
+        "completedAtMs": e.item.completed_at_ms,
+        "contentTokenCount": None,
+    }
+
+
+@_projects(ev.AgentMessageDelta)
+def _agent_delta(e: ev.AgentMessageDelta) -> tuple[str, Params]:
+    return "item/agentMessage/delta", {**_ids(e), "itemId": e.item_id, "delta": e.delta}
+
+
+@_projects(ev.ReasoningSummaryPartAdded)
+def _summary_part(e: ev.ReasoningSummaryPartAdded) -> tuple[str, Params]:
+    return "item/reasoning/summaryPartAdded", {
+        **_ids(e),
+        "itemId": e.item_id,
+        "summaryIndex": e.summary_index,
+    }
+
+
+@_projects(ev.ReasoningSummaryDelta)
+def _summary_delta(e: ev.ReasoningSummaryDelta) -> tuple[str, Params]:
+    params = {**_ids(e), "itemId": e.item_id, "delta": e.delta, "summaryIndex": e.summary_index}
+    return "item/reasoning/summaryTextDelta", params
+
+
+@_projects(ev.ReasoningTextDelta)
+def _reasoning_delta(e: ev.ReasoningTextDelta) -> tuple[str, Params]:
+    params = {**_ids(e), "itemId": e.item_id, "delta": e.delta, "contentIndex": e.content_index}
+    return "item/reasoning/textDelta", params
+
+
+@_projects(ev.CommandOutputDelta)
+def _output_delta(e: ev.CommandOutputDelta) -> tuple[str, Params]:
+    return "item/commandExecution/outputDelta", {**_ids(e), "itemId": e.item_id, "delta": e.delta}
+
+
+@_projects(ev.TerminalInteraction)
+def _terminal(e: ev.TerminalInteraction) -> tuple[str, Params]:
+    params = {**_ids(e), "itemId": e.item_id, "processId": e.process_id, "stdin": e.stdin}
+    return "item/commandExecution/terminalInteraction", params
+
+
+# ---- approvals -------------------------------------------------------------------------------------
+
+
+def _review_base(e: ev.AutoReviewStarted | ev.AutoReviewCompleted) -> Params:
+    return {
+        **_ids(e),
+        "reviewId": e.review_id,
+        "targetItemId": e.target_item_id,
+        "startedAtMs": e.started_at_ms,
+        "action": e.action,
+    }
+
+
+@_projects(ev.AutoReviewStarted)
+def _review_started(e: ev.AutoReviewStarted) -> tuple[str, Params]:
+    pending = {"status": "inProgress", "riskLevel": None, "rationale": None, "userAuthorization": None}
+    return "item/autoApprovalReview/started", {**_review_base(e), "review": pending}
+
+
+@_projects(ev.AutoReviewCompleted)
+def _review_completed(e: ev.AutoReviewCompleted) -> tuple[str, Params]:
+    done = {
+        "status": e.status,
+        "riskLevel": e.risk_level,
+        "rationale": e.rationale,
+        "userAuthorization": None,
+    }
+    params = {
+        **_review_base(e),
+        "review": done,
+        "completedAtMs": e.completed_at_ms,
+        "decisionSource": "agent",
+    }
+    return "item/autoApprovalReview/completed", params
+
+
+@_projects(ev.ApprovalResolved)
+def _resolved(e: ev.ApprovalResolved) -> tuple[str, Params]:
+    return "serverRequest/resolved", {"threadId": e.thread_id, "requestId": e.request_id}
+
+
+def approval_request(ask: ev.ApprovalAsk) -> tuple[str, Params]:
+    """(method, params) of the server request that puts `ask` to the clients."""
+    ids: Params = {"threadId": ask.thread_id, "turnId": ask.turn_id, "itemId": ask.item_id}
+    if isinstance(ask, ev.FileChangeApprovalAsk):
+        params: Params = {**ids, "startedAtMs": ask.started_at_ms, "reason": None, "grantRoot": None}
+        return "item/fileChange/requestApproval", params
+    params = {
+        **ids,
+        "startedAtMs": ask.started_at_ms,
+        "kind": "command",
+        "environmentId": "local",
+        "command": ask.command,
+        "cwd": ask.cwd,
+        "commandActions": ask.command_actions,
+        "reason": ask.reason,
+        "availableDecisions": ["accept", "acceptForSession", "decline", "cancel"],
+    }
+    if ask.amendment:
+        # Codex offers exactly these three when it proposes a rule.
+        proposed = list(ask.amendment)
+        params["proposedExecpolicyAmendment"] = proposed
+        params["availableDecisions"] = [
+            "accept",
+            {AMENDMENT_DECISION: {"execpolicy_amendment": proposed}},
+            "cancel",
+        ]
+    return "item/commandExecution/requestApproval", params
+
+
+def approval_answer(result: Params) -> ev.ApprovalAnswer:
+    """A client's approval response as the core's answer; anything unreadable declines."""
+    decision = result.get("decision")
+    amendment: tuple[str, ...] | None = None
+    if isinstance(decision, dict):
+        body = decision.get(AMENDMENT_DECISION)
+        prefix = body.get("execpolicy_amendment") if isinstance(body, dict) else None
+        if isinstance(prefix, list):
+            amendment = tuple(str(p) for p in prefix)
+        decision = next(iter(decision), "decline")
+    return ev.ApprovalAnswer(decision if isinstance(decision, str) else "decline", amendment)
