@@ -110,12 +110,21 @@ class ThreadSession:
 
     # ---- turn control ---------------------------------------------------------------------------
 
-    def begin_turn(self, work: TurnWork, output_schema: dict[str, Any] | None = None) -> ActiveTurn:
-        """The one way a turn starts: it becomes the active turn and its task runs `work`."""
+    def begin_turn(
+        self, work: TurnWork, output_schema: dict[str, Any] | None = None, *, released: bool = True
+    ) -> ActiveTurn:
+        """The one way a turn starts: it becomes the active turn and its task runs `work`.
+
+        With `released=False` the task waits for `turn.released`, so the caller can make the turn
+        durable and answer before the turn's first event.
+        """
         if self.active is not None:
             raise Conflict("a turn is already running")
         turn = turn_runner.new_turn(self.recorder.next_turn_ordinal(), output_schema)
         self.active = turn
+        turn_runner.open_turn(self, turn)
+        if released:
+            turn.released.set()
         turn.task = asyncio.get_running_loop().create_task(
             turn_runner.run_turn(self, turn, work), name=f"turn-{turn.id}"
         )
@@ -127,6 +136,8 @@ class ThreadSession:
         client_id: str | None,
         settings: TurnSettings,
         output_schema: dict[str, Any] | None = None,
+        *,
+        released: bool = True,
     ) -> tuple[ActiveTurn, bool]:
         """Start a turn, or steer into the active one (Codex). Returns (the turn, started_new)."""
         _check_input(content)
@@ -134,7 +145,7 @@ class ThreadSession:
         if self.active is not None:
             self.active.pending.append((content, client_id))
             return self.active, False
-        turn = self.begin_turn(turn_runner.sample_until_done, output_schema)
+        turn = self.begin_turn(turn_runner.sample_until_done, output_schema, released=released)
         turn.pending.append((content, client_id))  # the task has not run yet: it sees this input
         return turn, True
 

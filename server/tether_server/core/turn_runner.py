@@ -46,6 +46,9 @@ class ActiveTurn:
     pending: list[tuple[list[dict[str, Any]], str | None]] = field(default_factory=list)
     task: asyncio.Task[None] | None = None
     output_schema: dict[str, Any] | None = None
+    # Set once the turn may run: a turn/start answer goes out only after the turn is on disk, and
+    # the turn's own events must follow that answer.
+    released: asyncio.Event = field(default_factory=asyncio.Event)
 
 
 TurnWork = Callable[["ThreadSession", ActiveTurn], Awaitable[items.AgentMessage | None]]
@@ -54,6 +57,16 @@ TurnWork = Callable[["ThreadSession", ActiveTurn], Awaitable[items.AgentMessage 
 
 def new_turn(ordinal: int, output_schema: dict[str, Any] | None = None) -> ActiveTurn:
     return ActiveTurn(uuid7(), ordinal, now_s(), now_ms(), output_schema=output_schema)
+
+
+def open_turn(session: ThreadSession, turn: ActiveTurn) -> None:
+    """Record the thread and the turn, in progress, for the next commit."""
+    recorder = session.recorder
+    recorder.materialized = True
+    recorder.record.updated_at = recorder.record.recency_at = now_s()
+    recorder.record.settings = session.settings.to_json()
+    recorder.thread_changed()
+    recorder.turn(turn_record(session, turn, "inProgress"))
 
 
 def turn_record(
@@ -77,20 +90,15 @@ async def run_turn(session: ThreadSession, turn: ActiveTurn, work: TurnWork) -> 
     status: str = "completed"
     error: dict[str, Any] | None = None
     final: items.AgentMessage | None = None
-    recorder = session.recorder
     try:
+        await turn.released.wait()
         await session.set_status(ev.ThreadStatus.active())
-        recorder.materialized = True
-        recorder.record.updated_at = recorder.record.recency_at = now_s()
-        recorder.record.settings = session.settings.to_json()
-        recorder.thread_changed()
-        recorder.turn(turn_record(session, turn, "inProgress"))
         await session.sink.emit(ev.TurnStarted(session.thread_id, turn.id, turn.started_at))
         _record_context(session, turn)
         final = await work(session, turn)
     except (asyncio.CancelledError, TurnCancelled):
         status = "interrupted"
-        recorder.history_entry(turn.id, context.text_message("user", INTERRUPTED_MARKER))
+        session.recorder.history_entry(turn.id, context.text_message("user", INTERRUPTED_MARKER))
     except ProviderError as exc:
         status = "failed"
         error = items.turn_error(exc.message, exc.codex_error_info, exc.additional_details)

@@ -42,7 +42,10 @@ async def start(state: ServerState, ctx: RequestContext, params: tu.TurnStartPar
         raise Conflict(archived_message(params.thread_id))
     settings = turn_settings(handle.settings, params)
     schema = params.output_schema if isinstance(params.output_schema, dict) else None
-    turn_id = handle.start_turn(_content(params.input), params.client_user_message_id, settings, schema)
+    turn_id, release = await handle.start_turn(
+        _content(params.input), params.client_user_message_id, settings, schema
+    )
+    ctx.after_response(release)
     turn = projection.turn_json(turn_id, "inProgress", started_at=None)
     return tu.TurnStartResponse.model_validate({"turn": turn})
 

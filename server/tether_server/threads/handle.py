@@ -98,16 +98,29 @@ class ThreadHandle:
     async def set_status(self, status: ThreadStatus) -> None:
         await self._s.set_status(status)
 
-    def start_turn(
+    async def start_turn(
         self,
         content: list[dict[str, Any]],
         client_id: str | None,
         settings: TurnSettings,
         output_schema: dict[str, Any] | None = None,
-    ) -> str:
-        """Start a turn, or steer into the active one; returns the turn's id."""
-        turn, _new = self._s.start_turn(content, client_id, settings, output_schema)
-        return turn.id
+    ) -> tuple[str, Callable[[], None]]:
+        """Start a turn, or steer into the active one; returns the turn's id and its release.
+
+        A new turn is on disk (in progress) before this returns, so a turn a client was told
+        about survives a crash (it is closed as interrupted on restart). It runs once `release`
+        is called, which the caller does after answering, so the answer precedes its events.
+        """
+        turn, new = self._s.start_turn(content, client_id, settings, output_schema, released=False)
+        if not new:
+            return turn.id, _nothing
+        try:
+            await self._commit_pending()
+        except BaseException:
+            self._s.interrupt(turn.id)
+            turn.released.set()
+            raise
+        return turn.id, turn.released.set
 
     def steer(self, content: list[dict[str, Any]], expected_turn_id: str, client_id: str | None) -> str:
         return self._s.steer(content, expected_turn_id, client_id)
@@ -176,12 +189,15 @@ class ThreadHandle:
             try:
                 await self._commit_and_publish(method, params)
             finally:
-                held, self._held = self._held, []
-                for held_method, held_params, lazy in held:
-                    if lazy:
-                        self._publish_lazy(held_method, held_params)
-                    else:
-                        self._publish(self._next(held_method, held_params, durable=False))
+                self._release_held()
+
+    def _release_held(self) -> None:
+        held, self._held = self._held, []
+        for held_method, held_params, lazy in held:
+            if lazy:
+                self._publish_lazy(held_method, held_params)
+            else:
+                self._publish(self._next(held_method, held_params, durable=False))
 
     async def _commit_and_publish(self, method: str, params: dict[str, Any]) -> None:
         event = self._next(method, params, durable=True)
@@ -203,6 +219,24 @@ class ThreadHandle:
             return
         self._lazy = []
         self._publish(event)
+
+    async def _commit_pending(self) -> None:
+        """Commit what the session has recorded, with no event of its own."""
+        recorder = self._s.recorder
+        if self.ephemeral or not recorder.materialized:
+            return
+        async with self._commit_lock:
+            try:
+                pending = recorder.take_batch() or Batch()
+                pending.events.extend(self._lazy)
+                if pending.thread is None:
+                    pending.thread = recorder.record
+                cancelled = await _commit_to_the_end(self._store.commit(pending))
+                self._lazy = []
+                if cancelled:
+                    raise asyncio.CancelledError
+            finally:
+                self._release_held()
 
     def _emit_lazy(self, method: str, params: dict[str, Any]) -> None:
         if self._commit_lock.locked():
@@ -245,3 +279,7 @@ async def _commit_to_the_end(commit: Coroutine[Any, Any, None]) -> bool:
             cancelled = True
     task.result()
     return cancelled
+
+
+def _nothing() -> None:
+    """The release of a steer: the running turn picks the input up by itself."""

@@ -95,12 +95,13 @@ async def test_while_a_turn_runs_input_steers_into_it_a_shell_joins_it_and_compa
     thread: Thread, fake_model: FakeResponsesServer
 ) -> None:
     fake_model.add(script.reply(script.gated("hold"), script.message("first")), script.text_reply("second"))
-    turn_id = thread.handle.start_turn(TEXT, "c-1", thread.settings)
+    turn_id, release = await thread.handle.start_turn(TEXT, "c-1", thread.settings)
+    release()
     await fake_model.wait_for_gate("hold")
 
     with pytest.raises(Conflict):
         thread.handle.start_compact()
-    assert thread.handle.start_turn(TEXT, "c-2", thread.settings) == turn_id
+    assert (await thread.handle.start_turn(TEXT, "c-2", thread.settings))[0] == turn_id
     thread.handle.shell_command("echo inside", None)
     await thread.until(
         lambda _: any(p["item"].get("source") == "userShell" for p in thread.of("item/completed"))
