@@ -242,6 +242,7 @@ def _existing_token(path: Path) -> bytes | None:
 def _write_token(path: Path) -> bytes:
     token = secrets.token_urlsafe(32).encode()
     temp = path.with_name(f".{path.name}.{os.getpid()}")
+    temp.unlink(missing_ok=True)  # left by a crashed start that had the same pid
     fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, FILE_MODE)
     try:
         os.write(fd, token + b"\n")
