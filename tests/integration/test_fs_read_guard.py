@@ -14,7 +14,9 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import StartServer
-from tests.support.appserver import AppServer, RpcErrorReply
+from tests.support.appserver import AppServer, RpcErrorReply, mock_provider_args
+from tests.support.wsclient import SocketServer
+from tether_testing.fake_responses import FakeResponsesServer
 
 SECRET = "sk-tether-test-provider-key-0123456789"
 
@@ -91,3 +93,20 @@ async def test_ordinary_files_are_still_read(server: AppServer, tmp_path: Path) 
     assert base64.b64decode(result["dataBase64"]) == b"plain text\n"
     other = await server.request("fs/readFile", {"path": "/proc/1/status"})
     assert base64.b64decode(other["dataBase64"]).startswith(b"Name:")
+
+
+async def test_the_same_refusals_over_an_authenticated_websocket(
+    tmp_path: Path, fake_model: FakeResponsesServer
+) -> None:
+    args = [*mock_provider_args(fake_model.base_url), "--listen", "ws://127.0.0.1:0"]
+    server = await SocketServer.start(tmp_path / "home", args, env={"TETHER_TEST_PROVIDER_KEY": SECRET})
+    try:
+        client = await server.connect_ws()
+        await client.initialize()
+        for path in ["/proc/self/environ", f"/proc/{server.proc.pid}/environ", str(server.home / "ws-token")]:
+            reply = await client.call("fs/readFile", {"path": path})
+            assert reply["error"]["code"] == -32600 and "access denied" in reply["error"]["message"], path
+            assert SECRET not in str(reply)
+        await client.close()
+    finally:
+        await server.stop()

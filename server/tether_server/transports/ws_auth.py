@@ -134,8 +134,11 @@ def load_auth(flags: WsAuthFlags) -> WsAuth | None:
         "--ws-audience": flags.audience,
         "--ws-max-clock-skew-seconds": flags.max_clock_skew_s,
     }
-    if flags.mode is None or flags.mode == NO_AUTH:
+    if flags.mode is None:
         _refuse_flags({**capability, **signed}, "require `--ws-auth`")
+        return None
+    if flags.mode == NO_AUTH:
+        _refuse_flags({**capability, **signed}, "cannot be used with `--ws-auth none`")
         return None
     if flags.mode == "capability-token":
         _refuse_flags(signed, "cannot be used with `--ws-auth capability-token`")
