@@ -95,6 +95,8 @@ class Client:
         """Connect to a running daemon: a `ws://`/`wss://` URL, or a unix socket (`unix://PATH` or a path).
 
         `unix://` alone is the daemon's control socket under `$TETHER_HOME` (default `~/.tether`).
+        Without `token`, a loopback `ws://`/`wss://` URL is sent the token the daemon generated in
+        `$TETHER_HOME/ws-token`.
         """
         from tether_client.websocket import WebSocketTransport, default_socket_path
 

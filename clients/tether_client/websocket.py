@@ -3,15 +3,20 @@
 The daemon speaks the same JSON-RPC over WebSocket text frames, one message per frame; the unix
 control socket carries a WebSocket too. Browsers are refused by the server (Origin), so no
 Origin header is ever sent.
+
+A TCP listener always wants a bearer token; unless told otherwise, the daemon generates one into
+`$TETHER_HOME/ws-token`, which a client on the same machine reads when given none.
 """
 
 from __future__ import annotations
 
 import contextlib
+import ipaddress
 import os
 import socket
 from collections.abc import AsyncIterator
 from pathlib import Path
+from urllib.parse import urlsplit
 
 from websockets.asyncio.client import ClientConnection, connect, unix_connect
 from websockets.exceptions import ConnectionClosed
@@ -20,6 +25,7 @@ from tether_client.errors import TransportClosed
 
 _MAX_MESSAGE = 64 * 1024 * 1024
 _SUN_PATH_MAX = 107
+TOKEN_FILE = "ws-token"
 
 
 class WebSocketTransport:
@@ -34,8 +40,11 @@ class WebSocketTransport:
 
         Args:
             url: the listener's URL as printed by the server (`listening on: ws://…`).
-            token: a capability token or signed bearer token, sent as `Authorization: Bearer`.
+            token: a capability token or signed bearer token, sent as `Authorization: Bearer`;
+                None reads the daemon's generated token when `url` is on loopback.
         """
+        if token is None and is_loopback_url(url):
+            token = read_default_token()
         ws = await connect(url, additional_headers=_auth(token), max_size=_MAX_MESSAGE, compression=None)
         return cls(ws)
 
@@ -63,10 +72,38 @@ class WebSocketTransport:
         await self._ws.close()
 
 
+def _home() -> Path:
+    return Path(os.environ.get("TETHER_HOME") or Path.home() / ".tether")
+
+
 def default_socket_path() -> Path:
     """The daemon's control socket: `$TETHER_HOME/app-server-control/app-server-control.sock`."""
-    home = Path(os.environ.get("TETHER_HOME") or Path.home() / ".tether")
-    return home / "app-server-control" / "app-server-control.sock"
+    return _home() / "app-server-control" / "app-server-control.sock"
+
+
+def default_token_path() -> Path:
+    """Where a daemon started without `--ws-auth` keeps its generated token: `$TETHER_HOME/ws-token`."""
+    return _home() / TOKEN_FILE
+
+
+def read_default_token() -> str | None:
+    """The generated token, or None when there is none to read (the server then answers 401)."""
+    try:
+        token = default_token_path().read_text().strip()
+    except (OSError, UnicodeDecodeError):
+        return None
+    return token or None
+
+
+def is_loopback_url(url: str) -> bool:
+    """Whether `url`'s host is this machine (`localhost` or a loopback address)."""
+    host = urlsplit(url).hostname or ""
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
 
 
 def _unix_socket(path: Path) -> socket.socket:

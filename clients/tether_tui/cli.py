@@ -31,7 +31,13 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="tether tui", description="Tether's terminal UI.")
     add = parser.add_argument
     add("--connect", metavar="URL", default=None, help="ws://HOST:PORT, wss://…, unix:// or unix://PATH")
-    add("--token-file", type=Path, default=None, metavar="FILE", help="bearer token for --connect")
+    add(
+        "--token-file",
+        type=Path,
+        default=None,
+        metavar="FILE",
+        help="bearer token for --connect (default on loopback: the daemon's $TETHER_HOME/ws-token)",
+    )
     add("-c", "--config", dest="overrides", action="append", default=[], metavar="key=value")
     add("-C", "--cd", type=Path, default=None, metavar="DIR", help="working directory of new threads")
     return parser

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 from tether_protocol.methods import CLIENT_METHODS
 from tether_protocol.v2.notifications import ConfigWarningNotification
 from tether_server import __version__, log
-from tether_server.config import Config, LoadedConfig, resolve_api_key
+from tether_server.config import Config, LoadedConfig, prepare_home, resolve_api_key
 from tether_server.core.execpolicy import RULES_DIR, ExecRules
 from tether_server.core.ids import now_s
 from tether_server.core.session import SessionDeps
@@ -47,8 +47,9 @@ DB_FILE = "tether.sqlite"
 
 
 def command_env(environ: Mapping[str, str], config: Config) -> dict[str, str]:
-    """Environment for spawned commands, from `shell_environment_policy`."""
+    """Environment for spawned commands, from `shell_environment_policy`; never a provider's key."""
     policy = config.shell_environment_policy
+    provider_keys = [info.env_key for info in config.model_providers.values() if info.env_key]
     return build_env(
         environ,
         inherit=policy.inherit,
@@ -56,6 +57,7 @@ def command_env(environ: Mapping[str, str], config: Config) -> dict[str, str]:
         exclude=policy.exclude,
         include_only=policy.include_only,
         set_vars=policy.set,
+        always_removed=provider_keys,
     )
 
 
@@ -163,13 +165,14 @@ class App:
     loaded: LoadedConfig
     home: Path
     max_inflight: int = 1024
+    max_inflight_per_connection: int = 128
     hidden_paths: list[Path] = field(default_factory=list)
     store_factory: StoreFactory = sqlite_store
     providers_factory: ProviderPoolFactory = Providers
     running: Running | None = None
 
     async def start(self) -> Dispatcher:
-        self.home.mkdir(parents=True, exist_ok=True)
+        prepare_home(self.home)
         store = self.store_factory(self.home)
         # The sandbox probe spawns bwrap; it runs while the database opens.
         probe = asyncio.ensure_future(probe_sandbox())
@@ -201,6 +204,7 @@ class App:
             approvals,
             connections,
             recovered=await recovered_turns(store),
+            private_paths=[self.home, *self.hidden_paths],
             version=__version__,
         )
         unloader = IdleUnloader(state, float(self.loaded.config.thread_unload_delay_secs))
@@ -213,6 +217,7 @@ class App:
             connections=connections,
             server_requests=requests,
             max_inflight=self.max_inflight,
+            max_inflight_per_connection=self.max_inflight_per_connection,
             on_initialized=self._after_initialize,
             on_disconnect=functools.partial(_on_disconnect, state),
         )

@@ -50,6 +50,14 @@ def _parser() -> argparse.ArgumentParser:
         metavar="N",
         help="requests admitted at once; beyond that a request is answered -32001 (retry later)",
     )
+    app_server.add_argument(
+        "--max-inflight-per-connection",
+        type=int,
+        default=128,
+        metavar="N",
+        help="requests one connection may have running at once (-32001 beyond): "
+        "one client cannot starve the others",
+    )
     _add_socket_flags(app_server)
     tools = app_server.add_subparsers(dest="tool")
     schema = tools.add_parser("generate-json-schema", help="write the protocol's JSON Schema")
@@ -67,7 +75,13 @@ def _parser() -> argparse.ArgumentParser:
 
 def _add_socket_flags(parser: argparse.ArgumentParser) -> None:
     add = parser.add_argument
-    add("--ws-auth", choices=["capability-token", "signed-bearer-token"], default=None)
+    add(
+        "--ws-auth",
+        choices=["capability-token", "signed-bearer-token", "none"],
+        default=None,
+        help="TCP listener auth; default: a capability token generated in $TETHER_HOME/ws-token "
+        "(`none`: no auth, loopback only)",
+    )
     add("--ws-token-file", type=Path, default=None, metavar="PATH")
     add("--ws-token-sha256", default=None, metavar="HEX")
     add("--ws-shared-secret-file", type=Path, default=None, metavar="PATH")
@@ -84,6 +98,15 @@ def _add_socket_flags(parser: argparse.ArgumentParser) -> None:
         help="messages queued for one client; a client that lets it fill is disconnected",
     )
     add("--max-message-bytes", type=int, default=16 * 1024 * 1024, metavar="N", help=argparse.SUPPRESS)
+    add("--max-connections", type=int, default=512, metavar="N", help="socket connections (503 beyond)")
+    add(
+        "--max-connections-per-peer",
+        type=int,
+        default=128,
+        metavar="N",
+        help="TCP connections at once from one address (503 beyond)",
+    )
+    add("--receive-queue", type=int, default=4, metavar="N", help="frames buffered per socket connection")
     add("--pid-file", type=Path, default=None, help=argparse.SUPPRESS)
 
 
@@ -101,8 +124,8 @@ def _generate(tool: str, out: Path) -> int:
 
 
 def _serve_options(args: argparse.Namespace, home: Path) -> ServeOptions:
-    from tether_server.serve import ServeOptions, check_options, parse_listen
-    from tether_server.transports.ws_auth import WsAuthFlags, load_auth
+    from tether_server.serve import ServeOptions, check_options, parse_listen, resolve_auth
+    from tether_server.transports.ws_auth import WsAuthFlags
 
     flags = WsAuthFlags(
         mode=args.ws_auth,
@@ -113,13 +136,19 @@ def _serve_options(args: argparse.Namespace, home: Path) -> ServeOptions:
         audience=args.ws_audience,
         max_clock_skew_s=args.ws_max_clock_skew_seconds,
     )
+    listens = [parse_listen(url, home) for url in args.listen or ["stdio://"]]
+    auth, no_auth = resolve_auth(flags, listens, home)
     options = ServeOptions(
-        listens=[parse_listen(url, home) for url in args.listen or ["stdio://"]],
-        auth=load_auth(flags),
+        listens=listens,
+        auth=auth,
+        no_auth=no_auth,
         tls_cert=args.tls_cert,
         tls_key=args.tls_key,
         outbox_capacity=args.outbox_capacity,
         max_message_bytes=args.max_message_bytes,
+        max_connections=args.max_connections,
+        max_connections_per_peer=args.max_connections_per_peer,
+        receive_queue=args.receive_queue,
         pid_file=args.pid_file,
     )
     check_options(options)
@@ -128,11 +157,12 @@ def _serve_options(args: argparse.Namespace, home: Path) -> ServeOptions:
 
 def _run_app_server(args: argparse.Namespace) -> int:
     from tether_server.app import App
-    from tether_server.config import load_config, tether_home
+    from tether_server.config import load_config, prepare_home, tether_home
     from tether_server.serve import private_paths, serve_app
 
     home = tether_home()
     try:
+        prepare_home(home)
         options = _serve_options(args, home)
         loaded = load_config(home, args.overrides, strict=args.strict_config, profile=args.profile)
     except ConfigError as exc:
@@ -142,7 +172,11 @@ def _run_app_server(args: argparse.Namespace) -> int:
     for warning in loaded.warnings:
         logger.warning("config.warning", message=warning)
     app = App(
-        loaded, home, max_inflight=args.max_inflight_requests, hidden_paths=private_paths(home, options)
+        loaded,
+        home,
+        max_inflight=args.max_inflight_requests,
+        max_inflight_per_connection=args.max_inflight_per_connection,
+        hidden_paths=private_paths(home, options),
     )
     try:
         return _run(serve_app(app, options))

@@ -20,10 +20,12 @@ from pathlib import Path
 from websockets.asyncio.client import ClientConnection, unix_connect
 from websockets.exceptions import ConnectionClosed
 
+from tether_server.config import open_private
 from tether_server.serve import PID_FILE
 from tether_server.transports import unix
 from tether_server.transports.stdio import StdioStream
 from tether_server.transports.websocket import MAX_MESSAGE_BYTES
+from tether_server.transports.ws_auth import GENERATED_TOKEN_FILE
 
 START_TIMEOUT_S = 60.0
 STOP_TIMEOUT_S = 120.0
@@ -65,7 +67,7 @@ def manage(action: str, home: Path, server_args: list[str]) -> int:
     if action == "start":
         path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
         # Two concurrent `start`s: the second waits here, then finds the first one's daemon.
-        with (path.parent / STARTUP_LOCK).open("a") as lock:
+        with os.fdopen(open_private(path.parent / STARTUP_LOCK), "a") as lock:
             fcntl.flock(lock, fcntl.LOCK_EX)
             return _start(home, path, server_args)
     if action == "stop":
@@ -88,7 +90,8 @@ def _start(home: Path, path: Path, server_args: list[str]) -> int:
     if "unix://" not in server_args:
         argv += ["--listen", "unix://"]
     socket_path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
-    with (socket_path.parent / LOG_FILE).open("ab") as log_file:
+    log_path = socket_path.parent / LOG_FILE
+    with os.fdopen(open_private(log_path), "ab") as log_file:
         child = subprocess.Popen(
             argv,
             stdin=subprocess.DEVNULL,
@@ -100,10 +103,13 @@ def _start(home: Path, path: Path, server_args: list[str]) -> int:
     deadline = time.monotonic() + START_TIMEOUT_S
     while time.monotonic() < deadline:
         if child.poll() is not None:
-            _say(f"tether app-server daemon failed to start (exit {child.returncode}); see {log_file.name}")
+            _say(f"tether app-server daemon failed to start (exit {child.returncode}); see {log_path}")
             return 1
         if running_pid(path) == child.pid and unix.is_live(socket_path):
             _say(f"tether app-server daemon started (pid {child.pid}); control socket {socket_path}")
+            tcp = any(arg.startswith(("ws://", "wss://")) for arg in server_args)
+            if tcp and "--ws-auth" not in server_args:
+                _say(f"websocket clients authenticate with the bearer token in {home / GENERATED_TOKEN_FILE}")
             return 0
         time.sleep(_POLL_S)
     _say("tether app-server daemon did not become ready in time")

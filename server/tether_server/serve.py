@@ -28,14 +28,18 @@ from tether_server.rpc.connection import DEFAULT_OUTBOX, Connection
 from tether_server.rpc.dispatcher import Dispatcher
 from tether_server.transports import unix
 from tether_server.transports.http import advertise_limit, tcp_gate, unix_gate
+from tether_server.transports.limits import DEFAULT_MAX_CONNECTIONS, DEFAULT_MAX_PER_PEER, ConnectionLimits
 from tether_server.transports.parent import ParentWatch
 from tether_server.transports.stdio import StdioStream
 from tether_server.transports.websocket import CLOSE_GRACE_S, MAX_MESSAGE_BYTES, WebSocketStream
-from tether_server.transports.ws_auth import WsAuth
+from tether_server.transports.ws_auth import CapabilityToken, WsAuth, WsAuthFlags, generated_token, load_auth
 
 _log = log.get("tether.serve")
 PID_FILE = "app-server.pid"
 _STOP_GRACE_S = 10.0
+# Frames buffered per connection before websockets stops reading its socket (its default is 16):
+# with 16 MiB messages, 16 frames let one client pin 256 MiB.
+DEFAULT_RECEIVE_QUEUE = 4
 
 
 @dataclass(frozen=True)
@@ -60,15 +64,26 @@ class Listen:
 
 @dataclass
 class ServeOptions:
-    """How to serve: listeners, WebSocket auth and TLS, per-connection limits, managed-daemon pid file."""
+    """How to serve: listeners, WebSocket auth and TLS, connection limits, managed-daemon pid file.
+
+    `auth` None means no auth at all, which only `--ws-auth none` on loopback asks for (`no_auth`).
+    """
 
     listens: list[Listen]
     auth: WsAuth | None = None
+    no_auth: bool = False
     tls_cert: Path | None = None
     tls_key: Path | None = None
     outbox_capacity: int = DEFAULT_OUTBOX
     max_message_bytes: int = MAX_MESSAGE_BYTES
+    max_connections: int = DEFAULT_MAX_CONNECTIONS
+    max_connections_per_peer: int = DEFAULT_MAX_PER_PEER
+    receive_queue: int = DEFAULT_RECEIVE_QUEUE
     pid_file: Path | None = None
+
+    @property
+    def sockets(self) -> list[Listen]:
+        return [lst for lst in self.listens if lst.scheme in ("ws", "wss")]
 
 
 def parse_listen(url: str, home: Path) -> Listen:
@@ -99,13 +114,31 @@ def parse_listen(url: str, home: Path) -> Listen:
     )
 
 
+def resolve_auth(flags: WsAuthFlags, listens: list[Listen], home: Path) -> tuple[WsAuth | None, bool]:
+    """The TCP listeners' auth and whether it was explicitly turned off (`--ws-auth none`).
+
+    Without `--ws-auth`, loopback TCP listeners get the capability token generated in `home`; a
+    non-loopback one still needs auth configured explicitly (check_options refuses it).
+
+    Raises:
+        ConfigError: bad `--ws-*` flags, or the token file cannot be used.
+    """
+    auth = load_auth(flags)
+    no_auth = flags.mode == "none"
+    sockets = [lst for lst in listens if lst.scheme in ("ws", "wss")]
+    if auth is None and not no_auth and sockets and all(lst.is_loopback for lst in sockets):
+        auth = generated_token(home)
+    return auth, no_auth
+
+
 def check_options(options: ServeOptions) -> None:
     """Refuse combinations that must not start (before anything is opened).
 
     Raises:
-        ConfigError: a non-loopback WebSocket listener without auth, TLS flags that do not match.
+        ConfigError: a non-loopback WebSocket listener without auth, TLS flags that do not match,
+            limits that are not positive.
     """
-    sockets = [lst for lst in options.listens if lst.scheme in ("ws", "wss")]
+    sockets = options.sockets
     for lst in sockets:
         if not lst.is_loopback and options.auth is None:
             raise ConfigError(
@@ -113,6 +146,16 @@ def check_options(options: ServeOptions) -> None:
                 "configure `--ws-auth capability-token` or `--ws-auth signed-bearer-token`",
                 key="--ws-auth",
             )
+    if options.no_auth and not sockets:
+        raise ConfigError("--ws-auth needs a ws:// or wss:// listener", key="--ws-auth")
+    limits = {
+        "--max-connections": options.max_connections,
+        "--max-connections-per-peer": options.max_connections_per_peer,
+        "--receive-queue": options.receive_queue,
+    }
+    for flag, value in limits.items():
+        if value < 1:
+            raise ConfigError(f"{flag} must be at least 1", key=flag)
     wants_tls = any(lst.scheme == "wss" for lst in sockets)
     has_tls = options.tls_cert is not None or options.tls_key is not None
     if wants_tls and (options.tls_cert is None or options.tls_key is None):
@@ -169,6 +212,7 @@ class Listeners:
         self._stop = asyncio.Event()
         self._drain: asyncio.Task[None] | None = None
         self._signals = 0
+        self._limits = ConnectionLimits(options.max_connections, options.max_connections_per_peer)
 
     async def run(self) -> int:
         """Serve until stopped; returns the exit status."""
@@ -203,9 +247,10 @@ class Listeners:
         server = await unix_serve(
             self._serve_ws,
             sock=sock,
-            process_request=unix_gate(self.request_stop),
+            process_request=unix_gate(self.request_stop, self._limits),
             process_response=advertise_limit(self.options.max_message_bytes),
             max_size=self.options.max_message_bytes,
+            max_queue=self.options.receive_queue,
             compression=None,
             close_timeout=CLOSE_GRACE_S,
         )
@@ -223,9 +268,10 @@ class Listeners:
                 self._serve_ws,
                 lst.host,
                 lst.port,
-                process_request=tcp_gate(self.options.auth),
+                process_request=tcp_gate(self.options.auth, self._limits),
                 ssl=tls,
                 max_size=self.options.max_message_bytes,
+                max_queue=self.options.receive_queue,
                 compression=None,
                 close_timeout=CLOSE_GRACE_S,
             )
@@ -242,7 +288,20 @@ class Listeners:
             f"listening on: {lst.scheme}://{host}:{port}",
             f"readyz: {http}://{host}:{port}/readyz",
             f"healthz: {http}://{host}:{port}/healthz",
+            *self._auth_lines(f"{lst.scheme}://{host}:{port}"),
         )
+
+    def _auth_lines(self, url: str) -> list[str]:
+        auth = self.options.auth
+        if isinstance(auth, CapabilityToken) and auth.generated:
+            return [f"auth: bearer token in {auth.source} (send `Authorization: Bearer <token>`)"]
+        if auth is None:
+            _log.warning("websocket.unauthenticated", listener=url)
+            return [
+                f"WARNING: {url} accepts unauthenticated connections (--ws-auth none): "
+                "any local process can drive this daemon"
+            ]
+        return []
 
     # ---- connections -------------------------------------------------------------------------
 

@@ -21,6 +21,7 @@ from websockets.exceptions import ConnectionClosed, InvalidStatus
 
 from tests.support.rpcclient import WAIT_S, RpcClient
 from tether_server.transports import unix
+from tether_server.transports.ws_auth import GENERATED_TOKEN_FILE
 
 CLIENT_MAX_BYTES = 64 * 1024 * 1024
 # Start-up (imports, store migrations, the sandbox probe) is slow on a loaded CI machine.
@@ -123,7 +124,15 @@ class SocketServer:
             await self.proc.wait()
             raise
 
+    def token(self) -> str | None:
+        """The token the server generated in its home (None when it runs with other auth)."""
+        path = self.home / GENERATED_TOKEN_FILE
+        return path.read_text().strip() if path.exists() else None
+
     async def connect_ws(self, **kw: Any) -> WsClient:
+        """Connect as the project's clients do: with the generated token unless told otherwise."""
+        if "token" not in kw and "Authorization" not in kw.get("headers", {}):
+            kw["token"] = self.token()
         return await WsClient.connect_ws(self.ws_url, **kw)
 
     async def connect_unix(self) -> WsClient:

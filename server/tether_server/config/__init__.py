@@ -4,6 +4,7 @@ Bottom layer: imports only `tether_server.errors` and `tether_server.log`.
 """
 
 from tether_server.config.builtins import BUILTIN_PROVIDERS, PASSTHROUGH_KEYS
+from tether_server.config.home import open_private, prepare_home
 from tether_server.config.load import LoadedConfig, load_config, tether_home, with_overrides
 from tether_server.config.model import (
     ApprovalPolicy,
@@ -31,7 +32,9 @@ __all__ = [
     "ShellEnvironmentPolicy",
     "config_to_wire",
     "load_config",
+    "open_private",
     "origins_to_wire",
+    "prepare_home",
     "resolve_api_key",
     "tether_home",
     "with_overrides",

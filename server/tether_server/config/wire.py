@@ -2,17 +2,16 @@
 
 from __future__ import annotations
 
-import fnmatch
 from typing import Any
 
 from tether_server.config.builtins import PASSTHROUGH_KEYS
 from tether_server.config.load import LoadedConfig
+from tether_server.config.secrets import looks_secret
 
 REDACTED = "<redacted>"
 
 # Tables Tether keeps for itself or only for selection; config/read reports the result instead.
 _NOT_REPORTED = PASSTHROUGH_KEYS | {"profiles", "tether"}
-_SECRET_NAMES = ("*KEY*", "*SECRET*", "*TOKEN*", "*PASSWORD*", "*AUTH*")
 
 
 def config_to_wire(loaded: LoadedConfig) -> dict[str, Any]:
@@ -26,7 +25,7 @@ def config_to_wire(loaded: LoadedConfig) -> dict[str, Any]:
         _redact_provider(provider)
     env_set = wire.get("shell_environment_policy", {}).get("set", {})
     for name in env_set:
-        if _looks_secret(name):
+        if looks_secret(name):
             env_set[name] = REDACTED
     return wire
 
@@ -61,13 +60,8 @@ def _redact_provider(provider: dict[str, Any]) -> None:
         headers[name] = REDACTED
     params = provider.get("query_params") or {}
     for name in params:
-        if _looks_secret(name):
+        if looks_secret(name):
             params[name] = REDACTED
-
-
-def _looks_secret(name: str) -> bool:
-    upper = name.upper()
-    return any(fnmatch.fnmatchcase(upper, pattern) for pattern in _SECRET_NAMES)
 
 
 def _reported_leaves(table: dict[str, Any], prefix: str = "") -> set[str]:

@@ -27,6 +27,8 @@ class ServerState:
     """The dispatcher's live view of open connections (it adds and removes them)."""
     commands: CommandExecs = field(default_factory=CommandExecs)
     recovered: dict[str, list[TurnRecord]] = field(default_factory=dict)
+    # The home, sockets and credential files: no client request reads them (fs/readFile).
+    private_paths: list[Path] = field(default_factory=list)
     draining: bool = False
     originator: str | None = None
     version: str = "0.1.0"

@@ -35,6 +35,7 @@ class Connection:
         self.client_name = ""
         self.client_version = ""
         self.capabilities = Capabilities()
+        self.inflight = 0  # this client's requests still running (the dispatcher caps it)
         self._outbox: asyncio.Queue[bytes | None] = asyncio.Queue(outbox_capacity)
         self.closed = asyncio.Event()
         self.close_reason = ""

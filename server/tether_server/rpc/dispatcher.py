@@ -47,6 +47,7 @@ class Dispatcher:
         connections: set[Connection] | None = None,
         server_requests: ServerRequests | None = None,
         max_inflight: int = 1024,
+        max_inflight_per_connection: int = 128,
         on_initialized: ConnectionHook | None = None,
         on_disconnect: ConnectionHook | None = None,
     ) -> None:
@@ -56,6 +57,7 @@ class Dispatcher:
         self.server_requests = server_requests or ServerRequests()
         self._max_inflight = max_inflight
         self._inflight = 0
+        self._max_per_connection = max_inflight_per_connection
         self._scopes = ScopeLocks()
         self._on_initialized = on_initialized
         self._on_disconnect = on_disconnect
@@ -145,16 +147,23 @@ class Dispatcher:
         if not isinstance(method, str):
             reply_error(conn, rid, ErrorCode.INVALID_REQUEST, "Invalid request: `method` must be a string")
             return None
+        # The per-connection cap comes first: one client's flood must not use up the server's.
+        if conn.inflight >= self._max_per_connection:
+            limit = {"scope": "connection", "limit": self._max_per_connection}
+            reply_error(conn, rid, ErrorCode.SERVER_OVERLOADED, OVERLOADED, limit)
+            return None
         if self._inflight >= self._max_inflight:
             reply_error(conn, rid, ErrorCode.SERVER_OVERLOADED, OVERLOADED)
             return None
         self._inflight += 1
+        conn.inflight += 1
         task = asyncio.create_task(self._run_request(conn, rid, method, message.get("params")))
-        task.add_done_callback(self._request_done)
+        task.add_done_callback(lambda _t: self._request_done(conn))
         return task
 
-    def _request_done(self, _task: asyncio.Task[None]) -> None:
+    def _request_done(self, conn: Connection) -> None:
         self._inflight -= 1
+        conn.inflight -= 1
 
     def _on_reply(self, conn: Connection, message: dict[str, Any]) -> None:
         error = message.get("error")

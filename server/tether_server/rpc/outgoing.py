@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import asyncio
-import itertools
+import secrets
 import time
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -12,7 +12,12 @@ from typing import Any
 import orjson
 
 from tether_protocol import jsonrpc
+from tether_server import log
 from tether_server.rpc.connection import Connection
+
+_log = log.get("tether.rpc")
+# Ids stay integers (Codex's own are) but below 2**53, so JavaScript clients read them exactly.
+_ID_BITS = 53
 
 
 def now_ms() -> int:
@@ -63,19 +68,25 @@ class PendingRequest:
 
 
 class ServerRequests:
-    """Server→client requests. Ids come from one server-wide counter starting at 0, like Codex.
+    """Server→client requests.
 
-    The same request may be sent to several connections; the first reply resolves it and later
-    replies to the same id are ignored.
+    The same request may be sent to several connections; the first reply from one of them resolves
+    it and later replies to the same id are ignored. Unlike Codex's counter from 0, ids are random:
+    a client that was never sent a request can neither guess its id nor answer it.
     """
 
     def __init__(self) -> None:
-        self._ids = itertools.count(0)
         self._pending: dict[int, PendingRequest] = {}
+
+    def _new_id(self) -> int:
+        while True:
+            candidate = secrets.randbits(_ID_BITS)
+            if candidate not in self._pending:
+                return candidate
 
     def create(self, method: str, params: dict[str, Any]) -> PendingRequest:
         loop = asyncio.get_running_loop()
-        req = PendingRequest(next(self._ids), method, params, loop.create_future())
+        req = PendingRequest(self._new_id(), method, params, loop.create_future())
         self._pending[req.id] = req
         req.future.add_done_callback(lambda _f: self._pending.pop(req.id, None))
         return req
@@ -87,11 +98,15 @@ class ServerRequests:
                 req.sent_to.add(conn.id)
 
     def resolve(self, request_id: object, reply: ClientReply) -> bool:
-        """Route a client's response; False when nothing is waiting for that id."""
+        """Route a client's response; False when nothing it was sent waits for that id."""
         if not isinstance(request_id, int) or isinstance(request_id, bool):
             return False
         req = self._pending.get(request_id)
         if req is None or req.future.done():
+            return False
+        if reply.connection_id not in req.sent_to:
+            # Only a client the request was sent to (a subscriber of its thread) may answer it.
+            _log.warning("reply.not_addressed", connection_id=reply.connection_id, method=req.method)
             return False
         req.future.set_result(reply)
         return True

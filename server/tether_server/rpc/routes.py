@@ -126,7 +126,11 @@ class Reply:
             self.result(spec, value)
 
 
-def reply_error(conn: Connection, request_id: jsonrpc.RequestId | None, code: int, message: str) -> None:
+def reply_error(
+    conn: Connection, request_id: jsonrpc.RequestId | None, code: int, message: str, data: Any = None
+) -> None:
     """An error the engine raises before there is a request to answer (bad frames, overload)."""
-    error = {"code": int(code), "message": message}
+    error: dict[str, Any] = {"code": int(code), "message": message}
+    if data is not None:
+        error["data"] = data
     conn.send_frame(encode(jsonrpc.error_response(request_id, error)))

@@ -3,7 +3,11 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import os
 import sqlite3
+import stat
+from collections.abc import Iterator
 from pathlib import Path
 
 import aiosqlite
@@ -16,6 +20,9 @@ from tether_server.store.search_text import contains_folded
 _log = log.get(__name__)
 # SQL name of `contains_folded`, for the searches neither LIKE nor the trigram index can answer.
 CONTAINS_FUNCTION = "tether_contains"
+# The database, its WAL and its shared-memory index hold every conversation: owner-only.
+_FILE_MODE = 0o600
+_SIDE_FILES = ("-wal", "-shm", "-journal")
 
 
 def describe_error(path: Path, exc: sqlite3.Error) -> str:
@@ -39,12 +46,15 @@ async def connect(path: Path, busy_timeout_ms: int) -> aiosqlite.Connection:
     """
     try:
         await asyncio.to_thread(_prepare_location, path)
-        conn = await aiosqlite.connect(path, isolation_level=None)
+        with _private_umask():
+            conn = await aiosqlite.connect(path, isolation_level=None)
     except (OSError, sqlite3.Error) as exc:
         raise StoreError(f"database {path} cannot be opened: {exc}") from exc
     try:
-        await _configure(conn, path, busy_timeout_ms)
-        await _migrate(conn, path)
+        with _private_umask():
+            # WAL mode creates the -wal and -shm files; SQLite gives them the database's mode.
+            await _configure(conn, path, busy_timeout_ms)
+            await _migrate(conn, path)
     except sqlite3.Error as exc:
         await conn.close()
         raise StoreError(describe_error(path, exc)) from exc
@@ -54,10 +64,27 @@ async def connect(path: Path, busy_timeout_ms: int) -> aiosqlite.Connection:
     return conn
 
 
+@contextlib.contextmanager
+def _private_umask() -> Iterator[None]:
+    """umask 077 while SQLite may create files (process-wide, but only at start-up)."""
+    old = os.umask(0o077)
+    try:
+        yield
+    finally:
+        os.umask(old)
+
+
 def _prepare_location(path: Path) -> None:
+    """Create the database file 0600 before SQLite opens it, and narrow older files to 0600."""
     if path.is_dir():
         raise StoreError(f"database {path} is a directory, not a file")
-    path.parent.mkdir(parents=True, exist_ok=True)
+    path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+    fd = os.open(path, os.O_RDONLY | os.O_CREAT | os.O_CLOEXEC, _FILE_MODE)
+    os.close(fd)
+    for candidate in (path, *(path.with_name(path.name + suffix) for suffix in _SIDE_FILES)):
+        with contextlib.suppress(FileNotFoundError):
+            if stat.S_IMODE(candidate.stat().st_mode) & 0o077:
+                candidate.chmod(_FILE_MODE)
 
 
 async def _configure(conn: aiosqlite.Connection, path: Path, busy_timeout_ms: int) -> None:

@@ -9,24 +9,33 @@ from urllib.parse import urlsplit
 from websockets.asyncio.server import ServerConnection
 from websockets.http11 import Request, Response
 
+from tether_server import log
+from tether_server.transports.limits import ConnectionLimits
 from tether_server.transports.websocket import MAX_MESSAGE_BYTES
-from tether_server.transports.ws_auth import WsAuth, authorize
+from tether_server.transports.ws_auth import MULTIPLE_HEADERS, WsAuth, authorize
 
 ProcessRequest = Callable[[ServerConnection, Request], Response | None]
 ProcessResponse = Callable[[ServerConnection, Request, Response], Response | None]
 
 HEALTH_PATHS = frozenset({"/readyz", "/healthz"})
 MAX_MESSAGE_HEADER = "x-codex-websocket-max-unfragmented-message-bytes"
+_log = log.get("tether.transport")
 
 
 def _is_upgrade(request: Request) -> bool:
     return any("websocket" in value.lower() for value in request.headers.get_all("Upgrade"))
 
 
-def tcp_gate(auth: WsAuth | None) -> ProcessRequest:
-    """The TCP listener's checks, in Codex's order.
+def _peer(conn: ServerConnection) -> str:
+    address = conn.remote_address
+    return str(address[0]) if isinstance(address, tuple) else "unix"
 
-    Origin → 403, health paths → 200, not an upgrade → 400, failed auth → 401.
+
+def tcp_gate(auth: WsAuth | None, limits: ConnectionLimits) -> ProcessRequest:
+    """The TCP listener's checks, in Codex's order, then the connection caps.
+
+    Origin → 403, health paths → 200, not an upgrade → 400, several `Authorization` headers → 400,
+    failed auth → 401, too many connections (in all, or from this peer address) → 503.
     """
 
     def process_request(conn: ServerConnection, request: Request) -> Response | None:
@@ -37,17 +46,32 @@ def tcp_gate(auth: WsAuth | None) -> ProcessRequest:
             return conn.respond(HTTPStatus.OK, "")
         if not _is_upgrade(request):
             return conn.respond(HTTPStatus.BAD_REQUEST, "expected a WebSocket upgrade\n")
+        headers = request.headers.get_all("Authorization")
+        if len(headers) > 1:
+            # One line, no traceback: a malformed request is the client's problem, not ours.
+            _log.warning("websocket.refused", peer=_peer(conn), reason=MULTIPLE_HEADERS)
+            return conn.respond(HTTPStatus.BAD_REQUEST, MULTIPLE_HEADERS + "\n")
         if auth is not None:
-            failure = authorize(auth, request.headers.get("Authorization"))
+            failure = authorize(auth, headers)
             if failure is not None:
                 return conn.respond(HTTPStatus.UNAUTHORIZED, failure)
-        return None
+        return _admit(conn, limits)
 
     return process_request
 
 
-def unix_gate(on_shutdown: Callable[[], bool]) -> ProcessRequest:
+def _admit(conn: ServerConnection, limits: ConnectionLimits) -> Response | None:
+    refusal = limits.admit(_peer(conn), conn.connection_lost_waiter)
+    if refusal is None:
+        return None
+    _log.warning("websocket.refused", peer=_peer(conn), reason=refusal)
+    return conn.respond(HTTPStatus.SERVICE_UNAVAILABLE, refusal + "\n")
+
+
+def unix_gate(on_shutdown: Callable[[], bool], limits: ConnectionLimits) -> ProcessRequest:
     """The control socket: no auth (file permissions are the gate); `/daemon/shutdown` for managed daemons.
+
+    The total connection cap applies here too (503); its peers are all the same local user.
 
     Args:
         on_shutdown: asked to stop the server; False when this server is not a managed daemon.
@@ -60,7 +84,7 @@ def unix_gate(on_shutdown: Callable[[], bool]) -> ProcessRequest:
             return conn.respond(HTTPStatus.FORBIDDEN, "unmanaged server")
         if not _is_upgrade(request):
             return conn.respond(HTTPStatus.BAD_REQUEST, "expected a WebSocket upgrade\n")
-        return None
+        return _admit(conn, limits)
 
     return process_request
 

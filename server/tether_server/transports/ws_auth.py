@@ -1,19 +1,27 @@
 """WebSocket bearer-token auth for the TCP listener, with Codex's flags, checks and 401 reasons.
 
 Two modes: a capability token (only its SHA-256 digest is kept; compared in constant time) or a
-signed bearer token (a JWT signed with HS256 by a shared secret, `exp` required).
+signed bearer token (a JWT signed with HS256 by a shared secret, `exp` required). Unlike Codex, a TCP
+listener is never open by default, loopback included: any local process (a sandboxed command with
+network on, a browser-less script) could otherwise drive the daemon. Without `--ws-auth`, a
+capability token is generated into `$TETHER_HOME/ws-token` (0600) and reused across restarts;
+`--ws-auth none` opts out, on loopback only.
 """
 
 from __future__ import annotations
 
 import hashlib
 import hmac
+import os
+import secrets
+import stat
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
 import jwt
 
+from tether_server.config.home import FILE_MODE
 from tether_server.errors import ConfigError
 
 MISSING = "missing websocket bearer token"
@@ -24,6 +32,10 @@ EXPIRED = "expired websocket jwt"
 NOT_YET_VALID = "websocket jwt is not valid yet"
 ISSUER_MISMATCH = "websocket jwt issuer mismatch"
 AUDIENCE_MISMATCH = "websocket jwt audience mismatch"
+MULTIPLE_HEADERS = "multiple authorization headers"
+
+GENERATED_TOKEN_FILE = "ws-token"
+NO_AUTH = "none"
 
 MIN_SECRET_BYTES = 32
 DEFAULT_SKEW_S = 30
@@ -35,6 +47,7 @@ class CapabilityToken:
 
     digest: bytes
     source: Path | None = None
+    generated: bool = False
 
     def check(self, token: str) -> str | None:
         presented = hashlib.sha256(token.encode()).digest()
@@ -93,10 +106,14 @@ class WsAuthFlags:
     max_clock_skew_s: int | None = None
 
 
-def authorize(auth: WsAuth, header: str | None) -> str | None:
-    """The 401 body for an upgrade request's `Authorization` header, or None when it is accepted."""
-    if header is None:
+def authorize(auth: WsAuth, headers: list[str]) -> str | None:
+    """The 401 body for an upgrade request's `Authorization` headers, or None when they are accepted.
+
+    Several headers are refused by the caller (400) before this is asked.
+    """
+    if not headers:
         return MISSING
+    header = headers[0]
     scheme, _, token = header.strip().partition(" ")
     token = token.strip()
     if scheme.lower() != "bearer" or not token:
@@ -120,6 +137,9 @@ def load_auth(flags: WsAuthFlags) -> WsAuth | None:
     if flags.mode is None:
         _refuse_flags({**capability, **signed}, "require `--ws-auth`")
         return None
+    if flags.mode == NO_AUTH:
+        _refuse_flags({**capability, **signed}, "cannot be used with `--ws-auth none`")
+        return None
     if flags.mode == "capability-token":
         _refuse_flags(signed, "cannot be used with `--ws-auth capability-token`")
         return _capability(flags)
@@ -127,7 +147,8 @@ def load_auth(flags: WsAuthFlags) -> WsAuth | None:
         _refuse_flags(capability, "cannot be used with `--ws-auth signed-bearer-token`")
         return _signed(flags)
     raise ConfigError(
-        f"unknown --ws-auth mode {flags.mode!r}; expected `capability-token` or `signed-bearer-token`",
+        f"unknown --ws-auth mode {flags.mode!r}; "
+        "expected `capability-token`, `signed-bearer-token` or `none`",
         key="--ws-auth",
     )
 
@@ -184,3 +205,53 @@ def _read_secret(path: Path) -> bytes:
         return path.read_bytes().strip()
     except OSError as exc:
         raise ConfigError(f"cannot read {path}: {exc.strerror}", key=str(path)) from exc
+
+
+def generated_token(home: Path) -> CapabilityToken:
+    """The capability token in `home/ws-token`, created (random, 0600) when missing.
+
+    A token file that others could read is replaced: its token is no longer a secret.
+
+    Raises:
+        ConfigError: the file cannot be read or written, or is not a regular file.
+    """
+    path = home / GENERATED_TOKEN_FILE
+    try:
+        token = _existing_token(path)
+        if token is None:
+            token = _write_token(path)
+    except OSError as exc:
+        raise ConfigError(f"cannot use websocket token file {path}: {exc.strerror}", key="--ws-auth") from exc
+    return CapabilityToken(hashlib.sha256(token).digest(), path, generated=True)
+
+
+def _existing_token(path: Path) -> bytes | None:
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
+    except FileNotFoundError:
+        return None
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            raise ConfigError(f"websocket token file {path} is not a regular file", key="--ws-auth")
+        if stat.S_IMODE(info.st_mode) & 0o077 or info.st_uid != os.geteuid():
+            return None
+        token = os.read(fd, 4096).strip()
+    finally:
+        os.close(fd)
+    return token or None
+
+
+def _write_token(path: Path) -> bytes:
+    token = secrets.token_urlsafe(32).encode()
+    temp = path.with_name(f".{path.name}.{os.getpid()}")
+    temp.unlink(missing_ok=True)  # left by a crashed start that had the same pid
+    fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, FILE_MODE)
+    try:
+        os.write(fd, token + b"\n")
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+    # rename: a reader never sees a half-written token, and a looser old file is replaced whole.
+    os.replace(temp, path)
+    return token

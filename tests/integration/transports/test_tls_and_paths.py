@@ -38,7 +38,11 @@ async def test_a_wss_listener_serves_json_rpc_over_tls(
     )
     trust = ssl.create_default_context(cafile=str(cert))
 
-    ws = await connect(server.ws_url, ssl=trust, compression=None)
+    with pytest.raises(InvalidStatus) as refused:
+        await connect(server.ws_url, ssl=trust, compression=None)
+    assert refused.value.response.status_code == 401
+    auth = {"Authorization": f"Bearer {server.token()}"}
+    ws = await connect(server.ws_url, ssl=trust, compression=None, additional_headers=auth)
     client = WsClient(ws)
     await client.initialize()
     await client.close()

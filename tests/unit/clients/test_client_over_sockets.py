@@ -24,10 +24,16 @@ async def daemon(fake_model: FakeResponsesServer, tmp_path: Path) -> AsyncIterat
 
 @pytest.mark.parametrize("over", ["ws", "unix"])
 async def test_a_client_of_a_running_daemon_runs_a_turn(
-    over: str, daemon: SocketServer, fake_model: FakeResponsesServer, workdir: Path
+    over: str,
+    daemon: SocketServer,
+    fake_model: FakeResponsesServer,
+    workdir: Path,
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     fake_model.add(script.text_reply("Over a socket."))
     assert daemon.unix_path is not None
+    # The SDK reads the daemon's generated WebSocket token from $TETHER_HOME/ws-token.
+    monkeypatch.setenv("TETHER_HOME", str(daemon.home))
     address = daemon.ws_url if over == "ws" else f"unix://{daemon.unix_path}"
     async with await Client.connect(address) as client:
         thread = await client.start_thread(cwd=str(workdir))

@@ -1,13 +1,16 @@
 """The environment of spawned commands (`shell_environment_policy`, core.md §6.1).
 
-Unlike Codex, names that look like credentials (`*KEY*`, `*SECRET*`, `*TOKEN*`) are dropped by
-default, so a provider API key in the daemon's environment never reaches a command.
+Unlike Codex, names that look like credentials (`config.secrets`: `*KEY*`, `*SECRET*`, `*TOKEN*`,
+`*PASSWORD*`, `*AUTH*`, `*CREDENTIAL*`) are dropped by default, the same rule `config/read` redacts
+with. The provider's own key variables are dropped even with `ignore_default_excludes`: a
+command never needs the daemon's model credentials, and a prompt-injected one would exfiltrate them.
 """
 
 from __future__ import annotations
 
-import fnmatch
 from collections.abc import Iterable, Mapping
+
+from tether_server.config.secrets import SECRET_NAME_PATTERNS, matches_any
 
 CORE_VARIABLES = (
     "PATH",
@@ -22,12 +25,7 @@ CORE_VARIABLES = (
     "LOGNAME",
     "USER",
 )
-DEFAULT_EXCLUDES = ("*KEY*", "*SECRET*", "*TOKEN*")
-
-
-def _matches(name: str, patterns: Iterable[str]) -> bool:
-    upper = name.upper()
-    return any(fnmatch.fnmatchcase(upper, p.upper()) for p in patterns)
+DEFAULT_EXCLUDES = SECRET_NAME_PATTERNS
 
 
 def build_env(
@@ -38,7 +36,14 @@ def build_env(
     exclude: Iterable[str] = (),
     include_only: Iterable[str] = (),
     set_vars: Mapping[str, str] | None = None,
+    always_removed: Iterable[str] = (),
 ) -> dict[str, str]:
+    """The command environment.
+
+    Args:
+        always_removed: exact variable names (the providers' `env_key`s) that never reach a
+            command, whatever the policy inherits, includes or sets.
+    """
     if inherit == "none":
         env: dict[str, str] = {}
     elif inherit == "core":
@@ -46,12 +51,14 @@ def build_env(
     else:
         env = dict(environ)
     if not ignore_default_excludes:
-        env = {k: v for k, v in env.items() if not _matches(k, DEFAULT_EXCLUDES)}
-    exclude = tuple(exclude)
-    if exclude:
-        env = {k: v for k, v in env.items() if not _matches(k, exclude)}
+        env = {k: v for k, v in env.items() if not matches_any(k, DEFAULT_EXCLUDES)}
+    excluded = tuple(exclude)
+    if excluded:
+        env = {k: v for k, v in env.items() if not matches_any(k, excluded)}
     env.update(set_vars or {})
     only = tuple(include_only)
     if only:
-        env = {k: v for k, v in env.items() if _matches(k, only)}
+        env = {k: v for k, v in env.items() if matches_any(k, only)}
+    for name in always_removed:
+        env.pop(name, None)
     return env
