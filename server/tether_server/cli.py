@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from tether_server import __version__, log
+from tether_server.commands import login
 from tether_server.errors import ConfigError
 from tether_server.store.base import StoreError
 from tether_server.transports.parent import remember_spawner
@@ -62,6 +63,7 @@ def _parser() -> argparse.ArgumentParser:
     daemon.add_argument("action", choices=["start", "stop", "status"])
     sub.add_parser("exec", help="run one turn non-interactively (see `tether exec --help`)", add_help=False)
     sub.add_parser("tui", help="terminal UI, local or on a daemon (see `tether tui --help`)", add_help=False)
+    login.add_parsers(sub)
     return parser
 
 
@@ -193,6 +195,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.tool:
             return _run_tool(args, argv)
         return _run_app_server(args)
+    if args.command in ("login", "logout"):
+        return login.run(args)
     return 2
 
 
