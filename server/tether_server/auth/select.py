@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -93,8 +94,10 @@ class _Layered:
         return self._file.delete() or removed
 
 
-def open_store(home: Path, mode: StoreMode) -> CredentialStore:
-    """The store `mode` names for `home`.
+def open_store(
+    home: Path, mode: StoreMode, probe: Callable[[], KeyringProbe] = probe_keyring
+) -> CredentialStore:
+    """The store `mode` names for `home`; `probe` finds the keyring (tests pass their own).
 
     Raises:
         CredentialStoreError: `keyring` mode with no usable keyring.
@@ -104,14 +107,14 @@ def open_store(home: Path, mode: StoreMode) -> CredentialStore:
         return file
     if mode == "ephemeral":
         return MemoryStore()
-    probe = probe_keyring()
+    found = probe()
     if mode == "keyring":
-        if not probe.usable:
+        if not found.usable:
             raise CredentialStoreError(
-                f'cli_auth_credentials_store = "keyring" but {probe.reason}; '
+                f'cli_auth_credentials_store = "keyring" but {found.reason}; '
                 'set cli_auth_credentials_store = "file" or "auto"'
             )
-        return _Layered(KeyringStore(home, probe.backend), file, fallback=False)
-    if probe.recommended:
-        return _Layered(KeyringStore(home, probe.backend), file, fallback=True)
+        return _Layered(KeyringStore(home, found.backend), file, fallback=False)
+    if found.recommended:
+        return _Layered(KeyringStore(home, found.backend), file, fallback=True)
     return file
