@@ -43,7 +43,12 @@ def _parser() -> argparse.ArgumentParser:
     )
     app_server.add_argument("-p", "--profile", default=None, help="config profile to apply")
     app_server.add_argument("--strict-config", action="store_true", help="unknown config keys are errors")
-    app_server.add_argument("--log-level", default="info")
+    app_server.add_argument(
+        "--log-level",
+        default=None,
+        choices=["debug", "info", "warning", "error", "critical"],
+        help="log level (default info; TETHER_LOG=info,tether_server.store=debug filters by module)",
+    )
     app_server.add_argument(
         "--max-inflight-requests",
         type=int,
@@ -190,7 +195,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return tui_main(argv[1:])
     args = _parser().parse_args(argv)
     remember_spawner()
-    log.configure(getattr(args, "log_level", "info"))
+    log.configure(getattr(args, "log_level", None))
     if args.command == "app-server":
         if args.tool:
             return _run_tool(args, argv)
