@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from tether_server import __version__, log
-from tether_server.commands import login
+from tether_server.commands import doctor, login
 from tether_server.errors import ConfigError
 from tether_server.store.base import StoreError
 from tether_server.transports.parent import remember_spawner
@@ -69,6 +69,7 @@ def _parser() -> argparse.ArgumentParser:
     sub.add_parser("exec", help="run one turn non-interactively (see `tether exec --help`)", add_help=False)
     sub.add_parser("tui", help="terminal UI, local or on a daemon (see `tether tui --help`)", add_help=False)
     login.add_parsers(sub)
+    doctor.add_parser(sub)
     return parser
 
 
@@ -195,13 +196,16 @@ def main(argv: Sequence[str] | None = None) -> int:
         return tui_main(argv[1:])
     args = _parser().parse_args(argv)
     remember_spawner()
-    log.configure(getattr(args, "log_level", None))
+    # Commands other than the daemon print their own results; only warnings go to the log.
+    log.configure(getattr(args, "log_level", None) or (None if args.command == "app-server" else "warning"))
     if args.command == "app-server":
         if args.tool:
             return _run_tool(args, argv)
         return _run_app_server(args)
     if args.command in ("login", "logout"):
         return login.run(args)
+    if args.command == "doctor":
+        return doctor.run(args)
     return 2
 
 
