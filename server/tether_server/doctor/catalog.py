@@ -29,7 +29,7 @@ DEPENDENCY_MISSING = Problem(
     "dependencies",
     "fail",
     "a required library is missing",
-    "reinstall Tether: pip install --force-reinstall tether",
+    "pip install '{requirement}' (or reinstall Tether)",
 )
 DEPENDENCY_VERSION = Problem(
     "dependencies",
@@ -43,14 +43,8 @@ CONFIG_INVALID = Problem(
 CONFIG_UNKNOWN = Problem(
     "config",
     "warn",
-    "config.toml has keys Tether does not know (typos are ignored silently by the daemon)",
+    "config.toml has keys Tether does not know (the daemon ignores them with a warning: often a typo)",
     "remove or correct them in {path} (`--strict-config` makes them errors)",
-)
-HOME_MISSING = Problem(
-    "home",
-    "warn",
-    "the home does not exist yet",
-    "nothing to do: the first `tether app-server` creates it (0700)",
 )
 HOME_NOT_DIR = Problem("home", "fail", "the home is not a directory", "move {home} aside or set TETHER_HOME")
 HOME_NOT_OWNED = Problem(
@@ -177,3 +171,59 @@ PROBLEMS: list[Problem] = [
     AUTH_EXPOSED,
     KEYRING_UNAVAILABLE,
 ]
+
+_PREAMBLE = """\
+# Troubleshooting
+
+<!-- Generated from server/tether_server/doctor/catalog.py by
+     `python -m tether_server.doctor.catalog > docs/troubleshooting.md`; a test keeps it current. -->
+
+Start with `tether doctor`: it runs every check below and prints one line per check, with the fix
+for anything that is wrong (`tether doctor --json` for scripts; `--probe-model` also sends one small
+request to the model). It changes nothing. The exit status is 0 only when every check passes.
+
+```
+$ tether doctor
+[ok  ] python             Python 3.11.7 (/usr/bin/python3)
+[FAIL] home               /home/me/.tether is mode 0777 -- fix: check its contents, then chmod 700 ~/.tether
+...
+```
+
+Below, each check with the problems it reports and their fixes. In fixes, `{path}`-style
+placeholders are filled with your paths and values when doctor prints them.
+"""
+
+
+def render_markdown() -> str:
+    """docs/troubleshooting.md: every check, its problems and their fixes."""
+    from tether_server.sandbox.messages import KNOWN
+
+    out = [_PREAMBLE]
+    for name, what in CHECKS:
+        out.append(f"\n## `{name}`\n\n{what}\n")
+        problems = [p for p in PROBLEMS if p.check == name]
+        if name == "sandbox":
+            out.append("\n| problem | fix |\n|---|---|\n")
+            out.extend(f"| {_cell(d.reason)} | {_cell(d.fix)} |\n" for d in KNOWN)
+            out.append(
+                "\nWhen user namespaces are off, doctor also names the kernel setting that turns them off "
+                "(`user.max_user_namespaces = 0`, `kernel.unprivileged_userns_clone = 0`, "
+                "`kernel.apparmor_restrict_unprivileged_userns = 1`).\n"
+            )
+            continue
+        if not problems:
+            out.append("\nNothing to fix here when it fails: it reports what it found.\n")
+            continue
+        out.append("\n| | problem | fix |\n|---|---|---|\n")
+        out.extend(f"| {p.status} | {_cell(p.title)} | {_cell(p.fix)} |\n" for p in problems)
+    return "".join(out)
+
+
+def _cell(text: str) -> str:
+    return text.replace("|", "\\|")
+
+
+if __name__ == "__main__":
+    import sys
+
+    sys.stdout.write(render_markdown())

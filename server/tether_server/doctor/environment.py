@@ -59,13 +59,13 @@ def _applies(marker: str | None) -> bool:
     return not ("win32" in marker and "!=" not in marker and sys.platform != "win32")
 
 
-def check_dependencies(distribution: str = "tether") -> Check:
+def check_dependencies(distribution: metadata.Distribution | None = None) -> Check:
+    """Every runtime requirement of `distribution` (installed Tether by default) is met."""
     try:
-        requirements = metadata.requires(distribution) or []
+        dist = distribution or metadata.distribution("tether")
     except metadata.PackageNotFoundError:
-        return ok(
-            "dependencies", f"running from a source tree ({distribution} is not installed as a package)"
-        )
+        return ok("dependencies", "running from a source tree (tether is not installed as a package)")
+    requirements = dist.requires or []
     found: dict[str, str] = {}
     for line in requirements:
         match = _REQUIREMENT.match(line)
@@ -75,7 +75,8 @@ def check_dependencies(distribution: str = "tether") -> Check:
         try:
             version = metadata.version(name)
         except metadata.PackageNotFoundError:
-            return catalog.DEPENDENCY_MISSING.found(f"{name} is not installed ({name}{specifier} needed)")
+            summary = f"{name} is not installed ({name}{specifier} needed)"
+            return catalog.DEPENDENCY_MISSING.found(summary, requirement=f"{name}{specifier}")
         found[name] = version
         if not satisfies(version, specifier):
             return catalog.DEPENDENCY_VERSION.found(
