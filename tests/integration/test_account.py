@@ -7,6 +7,8 @@ import stat
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from tests.conftest import StartServer
 from tests.support.appserver import AppServer, RpcErrorReply
 from tests.support.cli import run_tether
@@ -104,3 +106,21 @@ async def test_a_running_daemon_sees_a_cli_login_and_logout(start_server: StartS
     after = await server.request("account/read", {})
 
     assert [r["account"] for r in (before, during, after)] == [None, {"type": "apiKey"}, None]
+
+
+async def test_login_start_with_an_unusable_keyring_says_so_and_stores_nothing(
+    start_server: StartServer, tmp_path: Path
+) -> None:
+    env = {**NO_ENV_KEY, "PYTHON_KEYRING_BACKEND": "keyring.backends.fail.Keyring"}
+    server = await start_server("-c", 'cli_auth_credentials_store="keyring"', *OPENAI_AUTH, env=env)
+
+    with pytest.raises(RpcErrorReply) as refused:
+        await server.request("account/login/start", {"type": "apiKey", "apiKey": KEY})
+    error = refused.value
+    account = await server.request("account/read", {})
+
+    assert error.code == -32603
+    assert "cannot store the API key" in error.message
+    assert "no usable system keyring" in error.message
+    assert account["account"] is None
+    assert not (server.home / "auth.json").exists()

@@ -37,7 +37,7 @@ async def _doctor(home: Path, *args: str, env: dict[str, str] | None = None) -> 
     return ran.status, {check["name"]: check for check in report["checks"]} | {"ok": report["ok"]}
 
 
-async def _healthy_home(start_server: StartServer, tmp_path: Path, base_url: str) -> Path:
+async def _healthy_home(start_server: StartServer, tmp_path: Path) -> Path:
     """A home a daemon has run in (database created), with a key stored by `tether login`."""
     home = tmp_path / "home"
     server = await start_server(home=home)
@@ -60,7 +60,7 @@ def _closed_port() -> int:
 async def test_a_healthy_installation_passes_every_check(
     start_server: StartServer, fake_model: FakeResponsesServer, tmp_path: Path
 ) -> None:
-    home = await _healthy_home(start_server, tmp_path, fake_model.base_url)
+    home = await _healthy_home(start_server, tmp_path)
     fake_model.add(script.text_reply("OK"))
 
     status, checks = await _doctor(home, *_provider(fake_model.base_url), "--probe-model")

@@ -12,12 +12,31 @@ from tether_server.auth.storage import (
     CredentialStore,
     CredentialStoreError,
     FileStore,
-    MemoryStore,
     StoredAuth,
     StoreMode,
 )
 
 _log = log.get(__name__)
+
+
+class UnavailableStore:
+    """The configured store cannot be used: nothing is stored, and a login says why."""
+
+    def __init__(self, reason: str) -> None:
+        self.reason = reason
+
+    @property
+    def label(self) -> str:
+        return "unavailable store"
+
+    def load(self) -> StoredAuth | None:
+        return None
+
+    def save(self, auth: StoredAuth) -> None:
+        raise CredentialStoreError(self.reason)
+
+    def delete(self) -> bool:
+        return False
 
 
 class Credentials:
@@ -37,10 +56,10 @@ class Credentials:
     async def open(cls, home: Path, mode: StoreMode) -> Credentials:
         """Open the configured store and read it; an unreadable store is logged and treated as empty."""
         try:
-            store = await asyncio.to_thread(open_store, home, mode)
+            store: CredentialStore = await asyncio.to_thread(open_store, home, mode)
         except CredentialStoreError as exc:
             _log.warning("auth.store_unavailable", reason=str(exc))
-            store = MemoryStore()
+            store = UnavailableStore(str(exc))
         credentials = cls(store)
         await asyncio.to_thread(credentials.reload)
         return credentials

@@ -10,8 +10,6 @@ import asyncio
 import sys
 
 from tether_server.config import tether_home
-from tether_server.doctor.report import passed, render_json, render_text
-from tether_server.doctor.run import DoctorOptions, run_checks
 
 
 def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -31,6 +29,10 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
 
 
 def run(args: argparse.Namespace) -> int:
+    # Imported here: the checks load httpx and the provider client, which `app-server` defers.
+    from tether_server.doctor.report import passed, render_json, render_text
+    from tether_server.doctor.run import DoctorOptions, run_checks
+
     options = DoctorOptions(
         home=tether_home(), overrides=args.overrides, profile=args.profile, probe_model=args.probe_model
     )
