@@ -24,7 +24,15 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
         metavar="MODEL",
         help="also send one small request to the model (the configured one, or MODEL)",
     )
-    doctor.add_argument("-c", "--config", dest="overrides", action="append", default=[], metavar="key=value")
+    doctor.add_argument(
+        "-c",
+        "--config",
+        dest="overrides",
+        action="append",
+        default=[],
+        metavar="key=value",
+        help="override a config.toml key (value parsed as TOML)",
+    )
     doctor.add_argument("-p", "--profile", default=None, help="config profile to apply")
 
 

@@ -36,7 +36,15 @@ def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
 
 
 def _add_overrides(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("-c", "--config", dest="overrides", action="append", default=[], metavar="key=value")
+    parser.add_argument(
+        "-c",
+        "--config",
+        dest="overrides",
+        action="append",
+        default=[],
+        metavar="key=value",
+        help="override a config.toml key (value parsed as TOML)",
+    )
 
 
 def run(args: argparse.Namespace) -> int:
