@@ -112,3 +112,16 @@ def test_ephemeral_keeps_nothing_on_disk(tmp_path: Path) -> None:
 
     assert store.load() == StoredAuth(KEY)
     assert list(tmp_path.iterdir()) == []
+
+
+def test_saving_over_a_planted_symlink_replaces_the_link_and_leaves_its_target_alone(tmp_path: Path) -> None:
+    target = tmp_path / "victim.txt"
+    target.write_text("precious\n")
+    (tmp_path / "auth.json").symlink_to(target)
+
+    FileStore(tmp_path / "auth.json").save(StoredAuth(KEY))
+
+    assert target.read_text() == "precious\n"
+    assert not (tmp_path / "auth.json").is_symlink()
+    assert stat.S_IMODE((tmp_path / "auth.json").stat().st_mode) == 0o600
+    assert FileStore(tmp_path / "auth.json").load() == StoredAuth(KEY)
