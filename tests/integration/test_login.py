@@ -153,3 +153,14 @@ async def test_a_turn_uses_the_stored_key_from_the_keyring(
 
     assert account["account"] == {"type": "apiKey"}
     assert fake_model.requests[0].header("authorization") == f"Bearer {KEY}"
+
+
+async def test_login_explains_that_an_ephemeral_store_lives_in_the_daemon_only(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    store = ("-c", 'cli_auth_credentials_store="ephemeral"')
+
+    ran = await run_tether(home, "login", "--with-api-key", *store, stdin=KEY.encode())
+
+    assert ran.status == 2
+    assert "send account/login/start to the daemon" in ran.stderr
+    assert not (home / "auth.json").exists()

@@ -19,6 +19,10 @@ NO_TTY = (
     "--with-api-key expects the API key on stdin. Try piping it, e.g. "
     "`printenv OPENAI_API_KEY | tether login --with-api-key`."
 )
+EPHEMERAL = (
+    'cli_auth_credentials_store = "ephemeral" keeps a key in the daemon\'s memory only, so this '
+    "command cannot store one: send account/login/start to the daemon, or choose file, keyring or auto"
+)
 NO_CHATGPT = (
     "Tether signs in with an API key only (ChatGPT sign-in is not supported). "
     "Pipe one in: `printenv OPENAI_API_KEY | tether login --with-api-key`."
@@ -68,6 +72,8 @@ def run(args: argparse.Namespace) -> int:
 def _store(overrides: list[str]) -> CredentialStore:
     home = tether_home()
     mode = load_config(home, overrides).config.cli_auth_credentials_store or "file"
+    if mode == "ephemeral":
+        raise CredentialStoreError(EPHEMERAL)
     return open_store(home, mode)
 
 
