@@ -55,6 +55,7 @@ async def account_read(
 async def login_start(
     state: ServerState, ctx: RequestContext, params: acct.LoginAccountParams
 ) -> acct.LoginAccountResponse:
+    """Store an API key; then `account/login/completed` and `account/updated` go to every client."""
     if params.type != "apiKey":
         raise InvalidRequest(
             UNSUPPORTED_LOGIN.format(kind=_KINDS[params.type]),
@@ -78,6 +79,7 @@ async def login_start(
 
 
 async def logout(state: ServerState, ctx: RequestContext, params: EmptyParams) -> EmptyResult:
+    """Forget the stored key (the environment's stays); then `account/updated` to every client."""
     try:
         await state.credentials.logout()
     except CredentialStoreError as exc:
