@@ -8,6 +8,7 @@ params and result models, so that the server binds handlers to it with a static 
 
 from __future__ import annotations
 
+from tether_protocol.common import EmptyParams, EmptyResult
 from tether_protocol.spec import AnyMethodSpec, MethodSpec, NotificationSpec, ServerRequestSpec
 from tether_protocol.v2 import account as acct
 from tether_protocol.v2 import approvals as ap
@@ -207,6 +208,13 @@ MODEL_LIST = MethodSpec(
 ACCOUNT_READ = MethodSpec(
     "account/read", acct.GetAccountParams, acct.GetAccountResponse, doc="The account in use."
 )
+ACCOUNT_LOGIN_START = MethodSpec(
+    "account/login/start",
+    acct.LoginAccountParams,
+    acct.LoginAccountResponse,
+    doc="Store an API key (ChatGPT sign-in is refused).",
+)
+ACCOUNT_LOGOUT = MethodSpec("account/logout", EmptyParams, EmptyResult, doc="Forget the stored API key.")
 COLLABORATION_MODE_LIST = MethodSpec(
     "collaborationMode/list",
     collab.CollaborationModeListParams,
@@ -248,6 +256,8 @@ _client: list[AnyMethodSpec] = [
     COMMAND_EXEC_TERMINATE,
     MODEL_LIST,
     ACCOUNT_READ,
+    ACCOUNT_LOGIN_START,
+    ACCOUNT_LOGOUT,
     COLLABORATION_MODE_LIST,
     CONFIG_READ,
     FS_READ_FILE,
@@ -331,6 +341,10 @@ _notifications: list[NotificationSpec] = [
     NotificationSpec("configWarning", n.ConfigWarningNotification, doc="A configuration problem."),
     NotificationSpec(
         "command/exec/outputDelta", cmd.CommandExecOutputDeltaNotification, doc="Streamed process output."
+    ),
+    NotificationSpec("account/updated", acct.AccountUpdatedNotification, doc="The account changed."),
+    NotificationSpec(
+        "account/login/completed", acct.AccountLoginCompletedNotification, doc="A sign-in finished."
     ),
     NotificationSpec(
         "account/rateLimits/updated", n.AccountRateLimitsUpdatedNotification, doc="Rate limits changed."

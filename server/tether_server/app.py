@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 from tether_protocol.methods import CLIENT_METHODS
 from tether_protocol.v2.notifications import ConfigWarningNotification
 from tether_server import __version__, log
+from tether_server.auth import Credentials
 from tether_server.config import Config, LoadedConfig, prepare_home, resolve_api_key
 from tether_server.core.execpolicy import RULES_DIR, ExecRules
 from tether_server.core.ids import now_s
@@ -62,19 +63,29 @@ def command_env(environ: Mapping[str, str], config: Config) -> dict[str, str]:
 
 
 class Providers:
-    """One provider client per configured provider id, created on first use."""
+    """One provider client per configured provider id, created on first use.
 
-    def __init__(self, loaded: LoadedConfig) -> None:
+    A client is replaced when its key changes (a login or logout while the daemon runs); the
+    old one may still be streaming a turn, so it is closed only at shutdown.
+    """
+
+    def __init__(self, loaded: LoadedConfig, credentials: Credentials) -> None:
         self._loaded = loaded
+        self._credentials = credentials
         self._cache: dict[str, ResponsesProvider] = {}
+        self._retired: list[ResponsesProvider] = []
 
     def __call__(self, provider_id: str) -> ModelProvider:
+        info = self._loaded.config.model_providers[provider_id]
+        api_key = resolve_api_key(info, os.environ, self._credentials.api_key())
+        cached = self._cache.get(provider_id)
+        if cached is not None and cached.settings.api_key != api_key:
+            self._retired.append(self._cache.pop(provider_id))
         if provider_id not in self._cache:
-            info = self._loaded.config.model_providers[provider_id]
             settings = ProviderSettings(
                 name=provider_id,
                 base_url=(info.base_url or "").rstrip("/"),
-                api_key=resolve_api_key(info, os.environ),
+                api_key=api_key,
                 http_headers=dict(info.http_headers or {}),
                 query_params=dict(info.query_params or {}),
                 stream_idle_timeout_s=info.stream_idle_timeout_ms / 1000,
@@ -88,7 +99,7 @@ class Providers:
         return self._cache[provider_id]
 
     async def aclose(self) -> None:
-        for provider in self._cache.values():
+        for provider in [*self._cache.values(), *self._retired]:
             await provider.aclose()
 
 
@@ -130,7 +141,7 @@ class ProviderPool(Protocol):
     async def aclose(self) -> None: ...
 
 
-ProviderPoolFactory = Callable[[LoadedConfig], ProviderPool]
+ProviderPoolFactory = Callable[[LoadedConfig, Credentials], ProviderPool]
 
 
 @dataclass
@@ -181,7 +192,9 @@ class App:
         except BaseException:
             probe.cancel()
             raise
-        providers = self.providers_factory(self.loaded)
+        store_mode = self.loaded.config.cli_auth_credentials_store or "file"
+        credentials = await Credentials.open(self.home, store_mode)
+        providers = self.providers_factory(self.loaded, credentials)
         capability = await probe
         if capability.available:
             _log.info("sandbox.available", bwrap=str(capability.bwrap_path))
@@ -203,6 +216,7 @@ class App:
             subscriptions,
             approvals,
             connections,
+            credentials,
             recovered=await recovered_turns(store),
             private_paths=[self.home, *self.hidden_paths],
             version=__version__,

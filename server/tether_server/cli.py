@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from tether_server import __version__, log
+from tether_server.commands import doctor, login
 from tether_server.errors import ConfigError
 from tether_server.store.base import StoreError
 from tether_server.transports.parent import remember_spawner
@@ -42,7 +43,12 @@ def _parser() -> argparse.ArgumentParser:
     )
     app_server.add_argument("-p", "--profile", default=None, help="config profile to apply")
     app_server.add_argument("--strict-config", action="store_true", help="unknown config keys are errors")
-    app_server.add_argument("--log-level", default="info")
+    app_server.add_argument(
+        "--log-level",
+        default=None,
+        choices=["debug", "info", "warning", "error", "critical"],
+        help="log level (default info; TETHER_LOG=info,tether_server.store=debug filters by module)",
+    )
     app_server.add_argument(
         "--max-inflight-requests",
         type=int,
@@ -70,6 +76,8 @@ def _parser() -> argparse.ArgumentParser:
     daemon.add_argument("action", choices=["start", "stop", "status"])
     sub.add_parser("exec", help="run one turn non-interactively (see `tether exec --help`)", add_help=False)
     sub.add_parser("tui", help="terminal UI, local or on a daemon (see `tether tui --help`)", add_help=False)
+    login.add_parsers(sub)
+    doctor.add_parser(sub)
     return parser
 
 
@@ -222,11 +230,16 @@ def main(argv: Sequence[str] | None = None) -> int:
         return tui_main(argv[1:])
     args = _parser().parse_args(argv)
     remember_spawner()
-    log.configure(getattr(args, "log_level", "info"))
+    # Commands other than the daemon print their own results; only warnings go to the log.
+    log.configure(getattr(args, "log_level", None) or (None if args.command == "app-server" else "warning"))
     if args.command == "app-server":
         if args.tool:
             return _run_tool(args, argv)
         return _run_app_server(args)
+    if args.command in ("login", "logout"):
+        return login.run(args)
+    if args.command == "doctor":
+        return doctor.run(args)
     return 2
 
 

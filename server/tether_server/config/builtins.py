@@ -32,7 +32,6 @@ PASSTHROUGH_KEYS: frozenset[str] = frozenset(
         "apps",
         "chatgpt_base_url",
         "check_for_update_on_startup",
-        "cli_auth_credentials_store",
         "default_permissions",
         "disable_paste_burst",
         "experimental_compact_prompt_file",

@@ -26,6 +26,7 @@ ReasoningSummary = Literal["auto", "concise", "detailed", "none"]
 Verbosity = Literal["low", "medium", "high"]
 ApprovalsReviewer = Literal["user", "auto_review", "guardian_subagent"]
 Personality = Literal["none", "friendly", "pragmatic"]
+CredentialsStore = Literal["file", "keyring", "auto", "ephemeral"]
 
 
 class _Table(BaseModel):
@@ -133,6 +134,8 @@ class Config(_Table):
     project_root_markers: tuple[StrictStr, ...] = (".git",)
 
     thread_unload_delay_secs: StrictInt = Field(default=60, ge=0)
+    # Where `tether login` keeps the API key; unset means "file" (Codex's default).
+    cli_auth_credentials_store: CredentialsStore | None = None
 
     profile: StrictStr | None = None
     profiles: dict[str, dict[str, Any]] = Field(default_factory=dict)
@@ -143,7 +146,6 @@ class Config(_Table):
     apps: Any = None
     chatgpt_base_url: Any = None
     check_for_update_on_startup: Any = None
-    cli_auth_credentials_store: Any = None
     default_permissions: Any = None
     disable_paste_burst: Any = None
     experimental_compact_prompt_file: Any = None

@@ -11,6 +11,8 @@ from pydantic_core import PydanticCustomError
 
 from tether_server.errors import ConfigError
 
+OPENAI_KEY_VAR = "OPENAI_API_KEY"
+
 
 class ModelProviderInfo(BaseModel):
     """One model provider, with Codex's `model_providers.<id>` key names."""
@@ -58,28 +60,45 @@ def show(value: object) -> str:
     return text if len(text) <= 80 else text[:77] + "..."
 
 
-def resolve_api_key(provider: ModelProviderInfo, environ: Mapping[str, str]) -> str | None:
+def takes_stored_key(provider: ModelProviderInfo) -> bool:
+    """Whether the key `tether login` stored stands in for this provider's unset variable.
+
+    It does for providers that authenticate as OpenAI: `requires_openai_auth`, or an `env_key`
+    of `OPENAI_API_KEY` (the variable auth.json's key replaces, as in Codex).
+    """
+    return provider.requires_openai_auth or provider.env_key == OPENAI_KEY_VAR
+
+
+def resolve_api_key(
+    provider: ModelProviderInfo, environ: Mapping[str, str], stored: str | None = None
+) -> str | None:
     """Find the bearer token for `provider`.
 
     Args:
         provider: the provider entry.
         environ: the daemon's environment (passed in so callers control it).
+        stored: the API key `tether login` stored, if any (see `takes_stored_key`).
 
     Returns:
-        `experimental_bearer_token` if set, else the value of `env_key`; None when the
-        provider needs no key (no `env_key`), as local servers like ollama do.
+        `experimental_bearer_token` if set, else the value of `env_key`, else the stored key
+        when the provider takes it; None when the provider needs no key (no `env_key`), as
+        local servers like ollama do.
 
     Raises:
-        ConfigError: the provider names an `env_key` that is unset or empty.
+        ConfigError: the provider's key is found nowhere.
     """
     if provider.experimental_bearer_token:
         return provider.experimental_bearer_token
-    if provider.env_key is None:
-        return None
-    value = environ.get(provider.env_key, "").strip()
+    value = environ.get(provider.env_key, "").strip() if provider.env_key else ""
     if value:
         return value
+    if stored and takes_stored_key(provider):
+        return stored
+    if provider.env_key is None:
+        return None
     hint = provider.env_key_instructions or f"set {provider.env_key} in the daemon's environment"
+    if takes_stored_key(provider):
+        hint += ", or store a key with `printenv OPENAI_API_KEY | tether login --with-api-key`"
     who = provider.name or "(unnamed)"
     raise ConfigError(
         f"missing environment variable {provider.env_key} for model provider {who}; {hint}",

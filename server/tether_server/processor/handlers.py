@@ -14,7 +14,7 @@ from typing import TypeVar
 from tether_protocol import methods as m
 from tether_protocol.common import WireModel
 from tether_protocol.spec import MethodSpec
-from tether_server.processor import command, fs, history, misc, thread, turn
+from tether_server.processor import account, command, fs, history, misc, thread, turn
 from tether_server.processor.state import ServerState
 from tether_server.rpc.context import Deferred, RequestContext
 from tether_server.rpc.routes import AnyRoute, Route
@@ -46,7 +46,9 @@ def build_routes(state: ServerState) -> dict[str, AnyRoute]:
         _route(state, m.MODEL_LIST, misc.model_list),
         _route(state, m.FS_READ_FILE, fs.read_file),
         _route(state, m.COLLABORATION_MODE_LIST, misc.collaboration_modes),
-        _route(state, m.ACCOUNT_READ, misc.account_read),
+        _route(state, m.ACCOUNT_READ, account.account_read),
+        _route(state, m.ACCOUNT_LOGIN_START, account.login_start),
+        _route(state, m.ACCOUNT_LOGOUT, account.logout),
         _route(state, m.THREAD_START, thread.start),
         _route(state, m.THREAD_RESUME, thread.resume),
         _route(state, m.THREAD_READ, thread.read),

@@ -2,18 +2,16 @@
 
 from __future__ import annotations
 
-import os
 import platform
 import re
 
 from tether_protocol import CODEX_PROTOCOL_VERSION
-from tether_protocol.v2 import account as acct
 from tether_protocol.v2 import collaboration as collab
 from tether_protocol.v2 import config as cfgw
 from tether_protocol.v2 import model as mdl
 from tether_protocol.v2.initialize import InitializeParams, InitializeResponse
-from tether_server.config import config_to_wire, origins_to_wire, resolve_api_key
-from tether_server.errors import ConfigError, InvalidRequest
+from tether_server.config import config_to_wire, origins_to_wire
+from tether_server.errors import InvalidRequest
 from tether_server.processor.state import ServerState
 from tether_server.rpc.context import RequestContext
 
@@ -102,18 +100,3 @@ async def collaboration_modes(
             collab.CollaborationModeMask(name="Plan", mode="plan", model=model),
         ]
     )
-
-
-async def account_read(
-    state: ServerState, ctx: RequestContext, params: acct.GetAccountParams
-) -> acct.GetAccountResponse:
-    """Tether authenticates with provider API keys: an `apiKey` account when the key is set."""
-    cfg = state.config.config
-    info = cfg.model_providers.get(cfg.model_provider)
-    has_key = False
-    if info is not None:
-        try:
-            has_key = resolve_api_key(info, os.environ) is not None
-        except ConfigError:
-            has_key = False
-    return acct.GetAccountResponse(account=acct.ApiKeyAccount() if has_key else None)

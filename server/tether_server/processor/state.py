@@ -6,6 +6,7 @@ from collections.abc import Set
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from tether_server.auth import Credentials
 from tether_server.config import LoadedConfig
 from tether_server.processor.approvals import ApprovalBroker
 from tether_server.processor.command_registry import CommandExecs
@@ -25,6 +26,8 @@ class ServerState:
     approvals: ApprovalBroker
     open_connections: Set[Connection]
     """The dispatcher's live view of open connections (it adds and removes them)."""
+    credentials: Credentials
+    """The API key `tether login` / `account/login/start` stored."""
     commands: CommandExecs = field(default_factory=CommandExecs)
     recovered: dict[str, list[TurnRecord]] = field(default_factory=dict)
     # The home, sockets and credential files: no client request reads them (fs/readFile).

@@ -11,6 +11,7 @@ from tether_protocol.v2 import thread_history as th
 from tether_protocol.v2 import thread_lifecycle as tl
 from tether_protocol.v2.thread import Thread
 from tether_protocol.v2.turn import Turn
+from tether_server import log
 from tether_server.core.events import IDLE, NOT_LOADED
 from tether_server.core.ids import now_s
 from tether_server.errors import Conflict, InvalidParams, InvalidRequest, NotFound, archived_message
@@ -44,6 +45,7 @@ async def start(
         raise Conflict("Server is draining; retry after reconnecting", data={"reason": "serverShuttingDown"})
     settings = thread_settings(state.config.config, params, default_cwd())
     record = new_thread_record(settings, originator=state.originator or ctx.connection.client_name)
+    log.bind(thread_id=record.id)  # the rest of this request's work is the new thread's
     handle = state.threads.create(record, settings, ephemeral=bool(params.ephemeral))
     state.subscriptions.subscribe(record.id, ctx.connection)
     thread = _loaded_view(handle)

@@ -199,6 +199,9 @@ class Dispatcher:
             raise InvalidRequest("Not initialized")
         check_experimental(spec, raw, conn.capabilities.experimental_api)
         params = parse_params(spec, raw)
+        thread_id = getattr(params, "thread_id", None)
+        if isinstance(thread_id, str):
+            log.bind(thread_id=thread_id)  # every line of this request's work names its thread
         key = getattr(params, spec.scope, None) if spec.scope else None
         async with self._scopes.hold(str(key) if key is not None else None):
             if not conn.is_open:

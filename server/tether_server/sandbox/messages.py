@@ -97,6 +97,17 @@ _PATTERNS: tuple[tuple[str, Diagnosis], ...] = (
 )
 
 
+KNOWN: tuple[Diagnosis, ...] = (
+    NOT_LINUX,
+    WSL1,
+    BWRAP_MISSING,
+    PROBE_TIMEOUT,
+    PROBE_UNCONFINED,
+    *(diagnosis for _, diagnosis in _PATTERNS),
+)
+"""Every diagnosis the probe can give (the troubleshooting page lists them)."""
+
+
 def classify_bwrap_failure(stderr: str, returncode: int) -> Diagnosis:
     """Map bwrap's stderr from a failed probe to a reason and a fix."""
     for needle, diagnosis in _PATTERNS:

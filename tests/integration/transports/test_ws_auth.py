@@ -63,7 +63,8 @@ def _jwt(claims: dict[str, Any], *, key: bytes = SECRET, alg: str = "HS256") -> 
 
 
 def _unsigned(claims: dict[str, Any]) -> str:
-    return jwt.encode(claims, None, algorithm="none")
+    # "" is PyJWT's no-key for alg "none" (its stubs refuse None once cryptography is installed).
+    return jwt.encode(claims, "", algorithm="none")
 
 
 async def test_signed_bearer_tokens_are_refused_with_the_reason(

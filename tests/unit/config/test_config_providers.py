@@ -83,8 +83,27 @@ def test_a_missing_api_key_names_the_variable_and_the_provider() -> None:
         resolve_api_key(provider, {"OPENAI_API_KEY": "  "})
 
     assert caught.value.message == (
-        "missing environment variable OPENAI_API_KEY for model provider openai; see docs"
+        "missing environment variable OPENAI_API_KEY for model provider openai; see docs, "
+        "or store a key with `printenv OPENAI_API_KEY | tether login --with-api-key`"
     )
+
+
+def test_a_stored_key_stands_in_for_an_unset_openai_api_key() -> None:
+    provider = ModelProviderInfo(name="OpenAI", env_key="OPENAI_API_KEY")
+
+    assert resolve_api_key(provider, {}, "sk-stored") == "sk-stored"
+    assert resolve_api_key(provider, {"OPENAI_API_KEY": "sk-env"}, "sk-stored") == "sk-env"
+
+
+def test_a_stored_key_serves_providers_that_require_openai_auth_only() -> None:
+    openai_auth = ModelProviderInfo(name="gw", env_key="GW_KEY", requires_openai_auth=True)
+    other = ModelProviderInfo(name="other", env_key="OTHER_KEY")
+
+    assert resolve_api_key(openai_auth, {}, "sk-stored") == "sk-stored"
+    with pytest.raises(ConfigError) as caught:
+        resolve_api_key(other, {}, "sk-stored")
+    assert "tether login" not in caught.value.message
+    assert resolve_api_key(ModelProviderInfo(name="Ollama"), {}, "sk-stored") is None
 
 
 def test_an_explicit_bearer_token_wins_over_the_environment() -> None:

@@ -68,6 +68,11 @@ _object_samples: list[tuple[str, WireModel]] = [
     ("GetAccountResponse", acct.GetAccountResponse(account=acct.ApiKeyAccount())),
     ("GetAccountResponse", acct.GetAccountResponse()),
     ("Account", acct.ApiKeyAccount()),
+    ("LoginAccountParams", acct.LoginAccountParams(type="apiKey", api_key="sk-test")),
+    ("LoginAccountResponse", acct.LoginAccountResponse()),
+    ("AccountLoginCompletedNotification", acct.AccountLoginCompletedNotification(success=True)),
+    ("AccountUpdatedNotification", acct.AccountUpdatedNotification(auth_mode="apikey")),
+    ("AccountUpdatedNotification", acct.AccountUpdatedNotification()),
     ("ClientInfo", ini.ClientInfo(name="codex_vscode", title="Codex VS Code Extension", version="0.1.0")),
     (
         "InitializeParams",

@@ -7,7 +7,7 @@ from tests.unit.protocol import reference_samples as pairs
 from tests.unit.protocol import reference_schema as ref
 from tests.unit.protocol import wire_samples as samples
 
-from tether_protocol import jsonrpc
+from tether_protocol import EmptyParams, jsonrpc
 from tether_protocol.methods import CLIENT_METHODS, SERVER_NOTIFICATIONS, SERVER_REQUESTS
 
 
@@ -42,5 +42,7 @@ def test_default_client_params_validate_against_client_request_schema(method: st
     spec = CLIENT_METHODS[method]
     sample = next((m for _, m in pairs.REFERENCE_SAMPLES if type(m) is spec.params), None)
     params = sample if sample is not None else spec.params.model_validate({})
-    errors = ref.problems(ref.root_validator("ClientRequest.json"), jsonrpc.request(7, method, params.wire()))
+    # Methods that take nothing (EmptyParams) go without `params`, as Codex declares them.
+    wire = None if spec.params is EmptyParams else params.wire()
+    errors = ref.problems(ref.root_validator("ClientRequest.json"), jsonrpc.request(7, method, wire))
     assert not errors, errors

@@ -10,6 +10,8 @@ from tether_protocol.methods import CLIENT_METHODS, SERVER_NOTIFICATIONS, SERVER
 CORE_METHODS = {
     "initialize",
     "account/read",
+    "account/login/start",
+    "account/logout",
     "thread/start",
     "thread/resume",
     "thread/fork",
@@ -40,6 +42,8 @@ CORE_METHODS = {
 UNSCOPED = {
     "initialize",
     "account/read",
+    "account/login/start",
+    "account/logout",
     "thread/start",
     "thread/list",
     "thread/loaded/list",

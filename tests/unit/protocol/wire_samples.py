@@ -7,6 +7,7 @@
 from __future__ import annotations
 
 from tether_protocol.common import WireModel
+from tether_protocol.v2 import account as acct
 from tether_protocol.v2 import approvals as ap
 from tether_protocol.v2 import command as cmd
 from tether_protocol.v2 import config as cfg
@@ -364,6 +365,8 @@ NOTIFICATION_SAMPLES: dict[str, WireModel] = {
     "command/exec/outputDelta": cmd.CommandExecOutputDeltaNotification(
         process_id="p1", stream="stdout", delta_base64="aGkK", cap_reached=False
     ),
+    "account/updated": acct.AccountUpdatedNotification(auth_mode="apikey"),
+    "account/login/completed": acct.AccountLoginCompletedNotification(success=True),
     "account/rateLimits/updated": n.AccountRateLimitsUpdatedNotification(
         rate_limits=n.RateLimitSnapshot(
             limit_id="codex",

@@ -1,0 +1,1 @@
+"""`tether` subcommands other than `app-server`: login, logout, doctor."""
