@@ -17,7 +17,7 @@ from tether_server.transports.parent import remember_spawner
 from tether_server.transports.unix import default_socket_path
 
 if TYPE_CHECKING:
-    from tether_server.serve import ServeOptions
+    from tether_server.serve_options import ServeOptions
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -132,7 +132,7 @@ def _generate(tool: str, out: Path) -> int:
 
 
 def _serve_options(args: argparse.Namespace, home: Path) -> ServeOptions:
-    from tether_server.serve import ServeOptions, check_options, parse_listen, resolve_auth
+    from tether_server.serve_options import ServeOptions, check_options, parse_listen, resolve_auth
     from tether_server.transports.ws_auth import WsAuthFlags
 
     flags = WsAuthFlags(
@@ -166,7 +166,8 @@ def _serve_options(args: argparse.Namespace, home: Path) -> ServeOptions:
 def _run_app_server(args: argparse.Namespace) -> int:
     from tether_server.app import App
     from tether_server.config import load_config, prepare_home, tether_home
-    from tether_server.serve import private_paths, serve_app
+    from tether_server.serve import serve_app
+    from tether_server.serve_options import private_paths
 
     home = tether_home()
     try:

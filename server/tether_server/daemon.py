@@ -21,7 +21,7 @@ from websockets.asyncio.client import ClientConnection, unix_connect
 from websockets.exceptions import ConnectionClosed
 
 from tether_server.config import open_private
-from tether_server.serve import PID_FILE
+from tether_server.serve_options import PID_FILE
 from tether_server.transports import unix
 from tether_server.transports.stdio import StdioStream
 from tether_server.transports.websocket import MAX_MESSAGE_BYTES

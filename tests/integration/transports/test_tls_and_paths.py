@@ -12,7 +12,7 @@ from websockets.exceptions import InvalidStatus
 
 from tests.integration.transports.conftest import StartSocketServer
 from tests.support.wsclient import WsClient
-from tether_server.serve import ServeOptions, parse_listen, private_paths
+from tether_server.serve_options import ServeOptions, parse_listen, private_paths
 from tether_server.transports import unix
 from tether_server.transports.ws_auth import WsAuthFlags, load_auth
 
