@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 from tether_server import __version__, log
 from tether_server.commands import doctor, login
+from tether_server.commands.flags import add_config_overrides
 from tether_server.errors import ConfigError
 from tether_server.store.base import StoreError
 from tether_server.transports.parent import remember_spawner
@@ -32,16 +33,7 @@ def _parser() -> argparse.ArgumentParser:
         metavar="URL",
         help="stdio:// (default), unix://, unix://PATH, ws://IP:PORT, wss://IP:PORT; repeatable",
     )
-    app_server.add_argument(
-        "-c",
-        "--config",
-        dest="overrides",
-        action="append",
-        default=[],
-        metavar="key=value",
-        help="override a config.toml key (value parsed as TOML)",
-    )
-    app_server.add_argument("-p", "--profile", default=None, help="config profile to apply")
+    add_config_overrides(app_server, profile=True)
     app_server.add_argument("--strict-config", action="store_true", help="unknown config keys are errors")
     app_server.add_argument(
         "--log-level",

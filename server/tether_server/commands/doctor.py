@@ -9,6 +9,7 @@ import argparse
 import asyncio
 import sys
 
+from tether_server.commands.flags import add_config_overrides
 from tether_server.config import tether_home
 
 
@@ -24,16 +25,7 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
         metavar="MODEL",
         help="also send one small request to the model (the configured one, or MODEL)",
     )
-    doctor.add_argument(
-        "-c",
-        "--config",
-        dest="overrides",
-        action="append",
-        default=[],
-        metavar="key=value",
-        help="override a config.toml key (value parsed as TOML)",
-    )
-    doctor.add_argument("-p", "--profile", default=None, help="config profile to apply")
+    add_config_overrides(doctor, profile=True)
 
 
 def run(args: argparse.Namespace) -> int:

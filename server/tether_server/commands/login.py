@@ -11,6 +11,7 @@ import os
 import sys
 
 from tether_server.auth import CredentialStore, CredentialStoreError, StoredAuth, open_store
+from tether_server.commands.flags import add_config_overrides
 from tether_server.config import load_config, tether_home
 from tether_server.config.provider import OPENAI_KEY_VAR
 from tether_server.errors import ConfigError
@@ -34,21 +35,9 @@ def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
     login = sub.add_parser("login", help="store an API key (read from stdin) for the model provider")
     login.add_argument("action", nargs="?", choices=["status"], help="`status`: say whether a key is stored")
     login.add_argument("--with-api-key", action="store_true", help="read the API key from stdin")
-    _add_overrides(login)
+    add_config_overrides(login)
     logout = sub.add_parser("logout", help="remove the stored API key")
-    _add_overrides(logout)
-
-
-def _add_overrides(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument(
-        "-c",
-        "--config",
-        dest="overrides",
-        action="append",
-        default=[],
-        metavar="key=value",
-        help="override a config.toml key (value parsed as TOML)",
-    )
+    add_config_overrides(logout)
 
 
 def run(args: argparse.Namespace) -> int:
