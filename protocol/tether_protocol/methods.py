@@ -16,6 +16,7 @@ from tether_protocol.v2 import collaboration as collab
 from tether_protocol.v2 import command as cmd
 from tether_protocol.v2 import config as cfg
 from tether_protocol.v2 import fs
+from tether_protocol.v2 import fuzzy as fz
 from tether_protocol.v2 import model as mdl
 from tether_protocol.v2 import notifications as n
 from tether_protocol.v2 import review as rv
@@ -229,6 +230,57 @@ FS_READ_FILE = MethodSpec(
     "fs/readFile", fs.FsReadFileParams, fs.FsReadFileResponse, doc="Read a file by absolute path."
 )
 
+FS_WRITE_FILE = MethodSpec(
+    "fs/writeFile", fs.FsWriteFileParams, fs.FsWriteFileResponse, doc="Replace a file's content (atomic)."
+)
+FS_CREATE_DIRECTORY = MethodSpec(
+    "fs/createDirectory",
+    fs.FsCreateDirectoryParams,
+    fs.FsCreateDirectoryResponse,
+    doc="Create a directory (and its parents).",
+)
+FS_GET_METADATA = MethodSpec(
+    "fs/getMetadata", fs.FsGetMetadataParams, fs.FsGetMetadataResponse, doc="Kind and times of a path."
+)
+FS_READ_DIRECTORY = MethodSpec(
+    "fs/readDirectory", fs.FsReadDirectoryParams, fs.FsReadDirectoryResponse, doc="A directory's children."
+)
+FS_REMOVE = MethodSpec(
+    "fs/remove", fs.FsRemoveParams, fs.FsRemoveResponse, doc="Remove a file or tree (symlinks not followed)."
+)
+FS_COPY = MethodSpec("fs/copy", fs.FsCopyParams, fs.FsCopyResponse, doc="Copy a file or tree.")
+FS_WATCH = MethodSpec(
+    "fs/watch", fs.FsWatchParams, fs.FsWatchResponse, doc="Send this connection `fs/changed` for a path."
+)
+FS_UNWATCH = MethodSpec("fs/unwatch", fs.FsUnwatchParams, fs.FsUnwatchResponse, doc="Stop a watch.")
+FUZZY_FILE_SEARCH = MethodSpec(
+    "fuzzyFileSearch",
+    fz.FuzzyFileSearchParams,
+    fz.FuzzyFileSearchResponse,
+    doc="Fuzzy-match file paths under roots (honours .gitignore).",
+)
+FUZZY_FILE_SEARCH_SESSION_START = MethodSpec(
+    "fuzzyFileSearch/sessionStart",
+    fz.FuzzyFileSearchSessionStartParams,
+    fz.FuzzyFileSearchSessionStartResponse,
+    experimental=True,
+    doc="Index roots once for a search session (experimental).",
+)
+FUZZY_FILE_SEARCH_SESSION_UPDATE = MethodSpec(
+    "fuzzyFileSearch/sessionUpdate",
+    fz.FuzzyFileSearchSessionUpdateParams,
+    fz.FuzzyFileSearchSessionUpdateResponse,
+    experimental=True,
+    doc="A new query for a session; answered by notifications (experimental).",
+)
+FUZZY_FILE_SEARCH_SESSION_STOP = MethodSpec(
+    "fuzzyFileSearch/sessionStop",
+    fz.FuzzyFileSearchSessionStopParams,
+    fz.FuzzyFileSearchSessionStopResponse,
+    experimental=True,
+    doc="End a search session (experimental).",
+)
+
 _client: list[AnyMethodSpec] = [
     INITIALIZE,
     THREAD_START,
@@ -261,6 +313,18 @@ _client: list[AnyMethodSpec] = [
     COLLABORATION_MODE_LIST,
     CONFIG_READ,
     FS_READ_FILE,
+    FS_WRITE_FILE,
+    FS_CREATE_DIRECTORY,
+    FS_GET_METADATA,
+    FS_READ_DIRECTORY,
+    FS_REMOVE,
+    FS_COPY,
+    FS_WATCH,
+    FS_UNWATCH,
+    FUZZY_FILE_SEARCH,
+    FUZZY_FILE_SEARCH_SESSION_START,
+    FUZZY_FILE_SEARCH_SESSION_UPDATE,
+    FUZZY_FILE_SEARCH_SESSION_STOP,
 ]
 
 _notifications: list[NotificationSpec] = [
@@ -353,6 +417,17 @@ _notifications: list[NotificationSpec] = [
         "remoteControl/status/changed",
         n.RemoteControlStatusChangedNotification,
         doc="Remote-control status (sent after initialize).",
+    ),
+    NotificationSpec("fs/changed", fs.FsChangedNotification, doc="Paths under an `fs/watch` changed."),
+    NotificationSpec(
+        "fuzzyFileSearch/sessionUpdated",
+        fz.FuzzyFileSearchSessionUpdatedNotification,
+        doc="Matches for a session's query.",
+    ),
+    NotificationSpec(
+        "fuzzyFileSearch/sessionCompleted",
+        fz.FuzzyFileSearchSessionCompletedNotification,
+        doc="A session's search finished.",
     ),
 ]
 

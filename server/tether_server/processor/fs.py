@@ -1,58 +1,29 @@
-"""fs/readFile: read a file on the daemon's host (not sandboxed by thread policy, like Codex).
+"""The `fs/*` methods: host files by absolute path, under the `fs_rules` (not thread policy, like Codex).
 
-What a client may read stops at the daemon itself. Only regular files are read (a FIFO or a device
-would block a worker thread for good, or act on the open), never the daemon's own `/proc` entries
-(`/proc/self/environ` holds the provider key) nor its private files (`$TETHER_HOME`, sockets,
-token and key files). The path is resolved first, and the file actually opened is checked again.
+The blocking work is in `fs_ops` and runs in worker threads under the per-connection cap.
 """
 
 from __future__ import annotations
 
-import asyncio
 import base64
+import binascii
 import os
 import stat
-from collections import Counter
 from pathlib import Path
 
-from tether_protocol.v2.fs import FsReadFileParams, FsReadFileResponse
-from tether_server.errors import InternalError, InvalidParams, InvalidRequest, Overloaded
+from tether_protocol.v2 import fs as wire
+from tether_server.errors import InvalidParams, InvalidRequest
+from tether_server.processor import fs_ops, fs_rules, fs_watch
 from tether_server.processor.state import ServerState
 from tether_server.rpc.context import RequestContext
-from tether_server.rpc.dispatcher import OVERLOADED
 
 MAX_READ_BYTES = 64 * 1024 * 1024
-# Reads run in worker threads shared by every client: one connection may hold only a few.
-MAX_FILE_JOBS_PER_CONNECTION = 4
 _OPEN_FLAGS = os.O_RDONLY | os.O_NONBLOCK | os.O_NOFOLLOW | os.O_NOCTTY | os.O_CLOEXEC
 _CHUNK = 1 << 20
-_jobs: Counter[int] = Counter()
-
-
-def _own_proc_entry(parts: tuple[str, ...]) -> bool:
-    """`/proc/self`, `/proc/thread-self`, `/proc/<our pid>` or `/proc/<one of our thread ids>`."""
-    if len(parts) < 3 or parts[:2] != ("/", "proc"):
-        return False
-    name = parts[2]
-    if name in ("self", "thread-self"):
-        return True
-    return name.isdigit() and (int(name) == os.getpid() or os.path.exists(f"/proc/self/task/{name}"))
-
-
-def _refusal(path: str, private: list[Path]) -> str | None:
-    resolved = Path(path)
-    if _own_proc_entry(resolved.parts):
-        return f"access denied: {path} is the server's own process information"
-    if any(resolved.is_relative_to(p) for p in private):
-        return f"access denied: {path} is private to the server"
-    return None
 
 
 def _read(path: str, private: list[Path]) -> bytes:
-    real = os.path.realpath(path)
-    refusal = _refusal(real, private)
-    if refusal is not None:
-        raise InvalidRequest(refusal)
+    real = fs_rules.resolved(path, private)
     # Checked before opening: opening a FIFO or a device can block, or has side effects.
     if not stat.S_ISREG(os.stat(real).st_mode):
         raise InvalidRequest(f"not a regular file: {path}")
@@ -60,48 +31,94 @@ def _read(path: str, private: list[Path]) -> bytes:
     try:
         if not stat.S_ISREG(os.fstat(fd).st_mode):
             raise InvalidRequest(f"not a regular file: {path}")
-        # What was opened, whatever was swapped in between: the kernel's name for the descriptor.
-        refusal = _refusal(os.readlink(f"/proc/self/fd/{fd}"), private)
-        if refusal is not None:
-            raise InvalidRequest(refusal)
-        return _read_all(fd, path)
+        fs_rules.check_fd(fd, private)
+        data = bytearray()
+        while chunk := os.read(fd, _CHUNK):
+            data += chunk
+            if len(data) > MAX_READ_BYTES:
+                raise InvalidRequest(f"file is larger than {MAX_READ_BYTES} bytes: {path}")
+        return bytes(data)
     finally:
         os.close(fd)
 
 
-def _read_all(fd: int, path: str) -> bytes:
-    data = bytearray()
-    while chunk := os.read(fd, _CHUNK):
-        data += chunk
-        if len(data) > MAX_READ_BYTES:
-            raise InvalidRequest(f"file is larger than {MAX_READ_BYTES} bytes: {path}")
-    return bytes(data)
+async def read_file(
+    state: ServerState, ctx: RequestContext, params: wire.FsReadFileParams
+) -> wire.FsReadFileResponse:
+    path = fs_rules.absolute(params.path)
+    data = await fs_rules.run_job(ctx.connection.id, _read, path, fs_rules.private_paths(state))
+    return wire.FsReadFileResponse(data_base64=base64.b64encode(data).decode("ascii"))
 
 
-def _release(conn_id: int, work: asyncio.Future[bytes]) -> None:
-    _jobs[conn_id] -= 1
-    if _jobs[conn_id] <= 0:
-        del _jobs[conn_id]
-    if not work.cancelled():
-        work.exception()  # retrieved here when the request was cancelled before it
-
-
-async def read_file(state: ServerState, ctx: RequestContext, params: FsReadFileParams) -> FsReadFileResponse:
-    raw = str(params.path)
-    if "\0" in raw:
-        raise InvalidParams("Invalid params: path contains a NUL byte")
-    if not Path(raw).is_absolute():
-        raise InvalidRequest("Invalid request: AbsolutePathBuf deserialized without a base path")
-    conn_id = ctx.connection.id
-    if _jobs[conn_id] >= MAX_FILE_JOBS_PER_CONNECTION:
-        raise Overloaded(OVERLOADED, data={"scope": "fs", "limit": MAX_FILE_JOBS_PER_CONNECTION})
-    private = [p.resolve() for p in state.private_paths]
-    _jobs[conn_id] += 1
-    work = asyncio.ensure_future(asyncio.to_thread(_read, raw, private))
-    # The slot is held until the thread is done, even if the request is cancelled first.
-    work.add_done_callback(lambda f: _release(conn_id, f))
+async def write_file(
+    state: ServerState, ctx: RequestContext, params: wire.FsWriteFileParams
+) -> wire.FsWriteFileResponse:
+    path = fs_rules.absolute(params.path)
     try:
-        data = await asyncio.shield(work)
+        data = base64.b64decode(params.data_base64, validate=True)
+    except binascii.Error:
+        raise InvalidParams("Invalid params: dataBase64 is not valid base64") from None
+    await fs_rules.run_job(ctx.connection.id, fs_ops.write_file, path, data, fs_rules.private_paths(state))
+    return wire.FsWriteFileResponse()
+
+
+async def create_directory(
+    state: ServerState, ctx: RequestContext, params: wire.FsCreateDirectoryParams
+) -> wire.FsCreateDirectoryResponse:
+    path = fs_rules.absolute(params.path)
+    recursive = params.recursive is not False
+    private = fs_rules.private_paths(state)
+    await fs_rules.run_job(ctx.connection.id, fs_ops.create_directory, path, recursive, private)
+    return wire.FsCreateDirectoryResponse()
+
+
+async def get_metadata(
+    state: ServerState, ctx: RequestContext, params: wire.FsGetMetadataParams
+) -> wire.FsGetMetadataResponse:
+    path = fs_rules.absolute(params.path)
+    private = fs_rules.private_paths(state)
+    return await fs_rules.run_job(ctx.connection.id, fs_ops.get_metadata, path, private)
+
+
+async def read_directory(
+    state: ServerState, ctx: RequestContext, params: wire.FsReadDirectoryParams
+) -> wire.FsReadDirectoryResponse:
+    path = fs_rules.absolute(params.path)
+    private = fs_rules.private_paths(state)
+    entries = await fs_rules.run_job(ctx.connection.id, fs_ops.read_directory, path, private)
+    return wire.FsReadDirectoryResponse(entries=entries)
+
+
+async def remove(
+    state: ServerState, ctx: RequestContext, params: wire.FsRemoveParams
+) -> wire.FsRemoveResponse:
+    path = fs_rules.absolute(params.path)
+    recursive, force = params.recursive is not False, params.force is not False
+    private = fs_rules.private_paths(state)
+    await fs_rules.run_job(ctx.connection.id, fs_ops.remove, path, recursive, force, private)
+    return wire.FsRemoveResponse()
+
+
+async def copy(state: ServerState, ctx: RequestContext, params: wire.FsCopyParams) -> wire.FsCopyResponse:
+    source = fs_rules.absolute(params.source_path)
+    destination = fs_rules.absolute(params.destination_path)
+    private = fs_rules.private_paths(state)
+    await fs_rules.run_job(ctx.connection.id, fs_ops.copy, source, destination, params.recursive, private)
+    return wire.FsCopyResponse()
+
+
+async def watch(state: ServerState, ctx: RequestContext, params: wire.FsWatchParams) -> wire.FsWatchResponse:
+    path = fs_rules.absolute(params.path)
+    real = fs_rules.resolved(path, fs_rules.private_paths(state))
+    try:
+        fs_watch.start(ctx.connection, params.watch_id, real)
     except OSError as exc:
-        raise InternalError(f"{exc.strerror} (os error {exc.errno})") from None
-    return FsReadFileResponse(data_base64=base64.b64encode(data).decode("ascii"))
+        raise fs_rules.os_error(exc) from None
+    return wire.FsWatchResponse(path=real)
+
+
+async def unwatch(
+    state: ServerState, ctx: RequestContext, params: wire.FsUnwatchParams
+) -> wire.FsUnwatchResponse:
+    fs_watch.stop(ctx.connection, params.watch_id)
+    return wire.FsUnwatchResponse()

@@ -24,7 +24,14 @@ R = TypeVar("R", bound=WireModel)
 
 Impl = Callable[[ServerState, RequestContext, P], Awaitable[R | Deferred[R]]]
 
-UNIMPLEMENTED: frozenset[str] = frozenset()
+UNIMPLEMENTED: frozenset[str] = frozenset(
+    {
+        "fuzzyFileSearch",
+        "fuzzyFileSearch/sessionStart",
+        "fuzzyFileSearch/sessionUpdate",
+        "fuzzyFileSearch/sessionStop",
+    }
+)
 """Methods of the table Tether declares but does not serve; they are answered -32601."""
 
 
@@ -45,6 +52,14 @@ def build_routes(state: ServerState) -> dict[str, AnyRoute]:
         _route(state, m.CONFIG_READ, misc.config_read),
         _route(state, m.MODEL_LIST, misc.model_list),
         _route(state, m.FS_READ_FILE, fs.read_file),
+        _route(state, m.FS_WRITE_FILE, fs.write_file),
+        _route(state, m.FS_CREATE_DIRECTORY, fs.create_directory),
+        _route(state, m.FS_GET_METADATA, fs.get_metadata),
+        _route(state, m.FS_READ_DIRECTORY, fs.read_directory),
+        _route(state, m.FS_REMOVE, fs.remove),
+        _route(state, m.FS_COPY, fs.copy),
+        _route(state, m.FS_WATCH, fs.watch),
+        _route(state, m.FS_UNWATCH, fs.unwatch),
         _route(state, m.COLLABORATION_MODE_LIST, misc.collaboration_modes),
         _route(state, m.ACCOUNT_READ, account.account_read),
         _route(state, m.ACCOUNT_LOGIN_START, account.login_start),

@@ -11,6 +11,7 @@ from tether_protocol.v2 import collaboration as collab
 from tether_protocol.v2 import command as cmd
 from tether_protocol.v2 import config as cfg
 from tether_protocol.v2 import fs
+from tether_protocol.v2 import fuzzy as fz
 from tether_protocol.v2 import initialize as ini
 from tether_protocol.v2 import inputs as inp
 from tether_protocol.v2 import item_parts as ip
@@ -320,6 +321,62 @@ _object_samples: list[tuple[str, WireModel]] = [
     ("ConfigLayerMetadata", cfg.ConfigLayerMetadata(name=s.LAYER_SOURCES[2], version="v")),
     ("FsReadFileParams", fs.FsReadFileParams(path="/etc/hostname")),
     ("FsReadFileResponse", fs.FsReadFileResponse(data_base64="aGVsbG8gZmlsZQo=")),
+    ("FsWriteFileParams", fs.FsWriteFileParams(path="/tmp/f", data_base64="aGk=")),
+    ("FsWriteFileResponse", fs.FsWriteFileResponse()),
+    ("FsCreateDirectoryParams", fs.FsCreateDirectoryParams(path="/tmp/d", recursive=False)),
+    ("FsCreateDirectoryResponse", fs.FsCreateDirectoryResponse()),
+    ("FsGetMetadataParams", fs.FsGetMetadataParams(path="/tmp/f")),
+    (
+        "FsGetMetadataResponse",
+        fs.FsGetMetadataResponse(
+            is_directory=False, is_file=True, is_symlink=False, created_at_ms=0, modified_at_ms=1
+        ),
+    ),
+    ("FsReadDirectoryParams", fs.FsReadDirectoryParams(path="/tmp")),
+    (
+        "FsReadDirectoryResponse",
+        fs.FsReadDirectoryResponse(
+            entries=[fs.FsReadDirectoryEntry(file_name="f", is_directory=False, is_file=True)]
+        ),
+    ),
+    ("FsReadDirectoryEntry", fs.FsReadDirectoryEntry(file_name="d", is_directory=True, is_file=False)),
+    ("FsRemoveParams", fs.FsRemoveParams(path="/tmp/f", recursive=True, force=None)),
+    ("FsRemoveResponse", fs.FsRemoveResponse()),
+    ("FsCopyParams", fs.FsCopyParams(source_path="/tmp/a", destination_path="/tmp/b", recursive=True)),
+    ("FsCopyResponse", fs.FsCopyResponse()),
+    ("FsWatchParams", fs.FsWatchParams(path="/tmp", watch_id="w")),
+    ("FsWatchResponse", fs.FsWatchResponse(path="/tmp")),
+    ("FsUnwatchParams", fs.FsUnwatchParams(watch_id="w")),
+    ("FsUnwatchResponse", fs.FsUnwatchResponse()),
+    ("FsChangedNotification", fs.FsChangedNotification(watch_id="w", changed_paths=["/tmp/f"])),
+    ("FuzzyFileSearchParams", fz.FuzzyFileSearchParams(query="mai", roots=["/r"], cancellation_token="t")),
+    (
+        "FuzzyFileSearchResult",
+        fz.FuzzyFileSearchResult(
+            root="/r", path="src/main.py", match_type="file", file_name="main.py", score=90, indices=[0, 4]
+        ),
+    ),
+    (
+        "FuzzyFileSearchSessionUpdatedNotification",
+        fz.FuzzyFileSearchSessionUpdatedNotification(
+            session_id="s",
+            query="mai",
+            files=[
+                fz.FuzzyFileSearchResult(
+                    root="/r",
+                    path="src/main.py",
+                    match_type="file",
+                    file_name="main.py",
+                    score=90,
+                    indices=[0, 4],
+                )
+            ],
+        ),
+    ),
+    (
+        "FuzzyFileSearchSessionCompletedNotification",
+        fz.FuzzyFileSearchSessionCompletedNotification(session_id="s"),
+    ),
     ("TokenUsageBreakdown", s.USAGE),
     ("ThreadTokenUsage", n.ThreadTokenUsage(total=s.USAGE, last=s.USAGE)),
     ("TurnPlanStep", n.TurnPlanStep(step="s", status="pending")),
@@ -358,6 +415,14 @@ REFERENCE_SAMPLES: list[tuple[str, WireModel]] = _union_samples + _object_sample
 """(reference definition name, instance) for every model that has a counterpart in the reference."""
 
 SCHEMALESS_MODELS: dict[str, WireModel] = {
+    # Experimental methods: only in the experimental schema (`generate-json-schema --experimental`).
+    "FuzzyFileSearchResponse": fz.FuzzyFileSearchResponse(files=[]),
+    "FuzzyFileSearchSessionStartParams": fz.FuzzyFileSearchSessionStartParams(session_id="s", roots=["/r"]),
+    "FuzzyFileSearchSessionStartResponse": fz.FuzzyFileSearchSessionStartResponse(),
+    "FuzzyFileSearchSessionUpdateParams": fz.FuzzyFileSearchSessionUpdateParams(session_id="s", query="q"),
+    "FuzzyFileSearchSessionUpdateResponse": fz.FuzzyFileSearchSessionUpdateResponse(),
+    "FuzzyFileSearchSessionStopParams": fz.FuzzyFileSearchSessionStopParams(session_id="s"),
+    "FuzzyFileSearchSessionStopResponse": fz.FuzzyFileSearchSessionStopResponse(),
     # Helper layers inside reference definitions (validated through their parents above).
     "GranularApprovalSettings": s.GRANULAR.granular,
     "HttpStatusDetail": tu.HttpStatusDetail(),

@@ -38,6 +38,15 @@ CORE_METHODS = {
     "model/list",
     "config/read",
     "fs/readFile",
+    "fs/writeFile",
+    "fs/createDirectory",
+    "fs/getMetadata",
+    "fs/readDirectory",
+    "fs/remove",
+    "fs/copy",
+    "fs/watch",
+    "fs/unwatch",
+    "fuzzyFileSearch",
 }
 UNSCOPED = {
     "initialize",
@@ -52,6 +61,15 @@ UNSCOPED = {
     "model/list",
     "config/read",
     "fs/readFile",
+    "fs/writeFile",
+    "fs/createDirectory",
+    "fs/getMetadata",
+    "fs/readDirectory",
+    "fs/remove",
+    "fs/copy",
+    "fs/watch",
+    "fs/unwatch",
+    "fuzzyFileSearch",
     "command/exec",
     "command/exec/write",
     "command/exec/resize",
@@ -59,7 +77,12 @@ UNSCOPED = {
 }
 
 
-EXPERIMENTAL_METHODS = {"collaborationMode/list"}
+EXPERIMENTAL_METHODS = {
+    "collaborationMode/list",
+    "fuzzyFileSearch/sessionStart",
+    "fuzzyFileSearch/sessionUpdate",
+    "fuzzyFileSearch/sessionStop",
+}
 
 
 def test_client_table_holds_exactly_the_core_methods_and_the_experimental_ones() -> None:

@@ -11,6 +11,8 @@ from tether_protocol.v2 import account as acct
 from tether_protocol.v2 import approvals as ap
 from tether_protocol.v2 import command as cmd
 from tether_protocol.v2 import config as cfg
+from tether_protocol.v2 import fs
+from tether_protocol.v2 import fuzzy as fz
 from tether_protocol.v2 import inputs as inp
 from tether_protocol.v2 import item_parts as ip
 from tether_protocol.v2 import items as it
@@ -376,6 +378,22 @@ NOTIFICATION_SAMPLES: dict[str, WireModel] = {
     "remoteControl/status/changed": n.RemoteControlStatusChangedNotification(
         status="disabled", server_name="host", installation_id="3f1c"
     ),
+    "fs/changed": fs.FsChangedNotification(watch_id="w", changed_paths=["/tmp/a"]),
+    "fuzzyFileSearch/sessionUpdated": fz.FuzzyFileSearchSessionUpdatedNotification(
+        session_id="s",
+        query="rea",
+        files=[
+            fz.FuzzyFileSearchResult(
+                root="/r",
+                path="README.md",
+                match_type="file",
+                file_name="README.md",
+                score=80,
+                indices=[0, 1, 2],
+            )
+        ],
+    ),
+    "fuzzyFileSearch/sessionCompleted": fz.FuzzyFileSearchSessionCompletedNotification(session_id="s"),
 }
 
 EXEC_APPROVAL = ap.CommandExecutionRequestApprovalParams(

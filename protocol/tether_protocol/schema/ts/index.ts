@@ -2,11 +2,7 @@
 
 export type AcceptWithExecpolicyAmendment = { acceptWithExecpolicyAmendment: ExecPolicyAmendmentBody; };
 
-export type AccountLoginCompletedNotification = { error: string | null; loginId: string | null; success: boolean; };
-
 export type AccountRateLimitsUpdatedNotification = { rateLimits: RateLimitSnapshot; };
-
-export type AccountUpdatedNotification = { authMode: "apikey" | null; planType: null; };
 
 export type ActivePermissionProfile = { extends: string | null; id: string; };
 
@@ -36,7 +32,7 @@ export type ByteRange = { end: number; start: number; };
 
 export type ClientInfo = { name: string; title?: string | null; version: string; };
 
-export type ClientRequest = { id: RequestId; method: "initialize"; params: InitializeParams; } | { id: RequestId; method: "thread/start"; params: ThreadStartParams; } | { id: RequestId; method: "thread/resume"; params: ThreadResumeParams; } | { id: RequestId; method: "thread/fork"; params: ThreadForkParams; } | { id: RequestId; method: "thread/list"; params: ThreadListParams; } | { id: RequestId; method: "thread/read"; params: ThreadReadParams; } | { id: RequestId; method: "thread/turns/list"; params: ThreadTurnsListParams; } | { id: RequestId; method: "thread/items/list"; params: ThreadItemsListParams; } | { id: RequestId; method: "thread/archive"; params: ThreadArchiveParams; } | { id: RequestId; method: "thread/unarchive"; params: ThreadUnarchiveParams; } | { id: RequestId; method: "thread/delete"; params: ThreadDeleteParams; } | { id: RequestId; method: "thread/name/set"; params: ThreadSetNameParams; } | { id: RequestId; method: "thread/compact/start"; params: ThreadCompactStartParams; } | { id: RequestId; method: "thread/revert"; params: ThreadRevertParams; } | { id: RequestId; method: "thread/unsubscribe"; params: ThreadUnsubscribeParams; } | { id: RequestId; method: "thread/loaded/list"; params: ThreadLoadedListParams; } | { id: RequestId; method: "thread/shellCommand"; params: ThreadShellCommandParams; } | { id: RequestId; method: "turn/start"; params: TurnStartParams; } | { id: RequestId; method: "turn/steer"; params: TurnSteerParams; } | { id: RequestId; method: "turn/interrupt"; params: TurnInterruptParams; } | { id: RequestId; method: "command/exec"; params: CommandExecParams; } | { id: RequestId; method: "command/exec/write"; params: CommandExecWriteParams; } | { id: RequestId; method: "command/exec/resize"; params: CommandExecResizeParams; } | { id: RequestId; method: "command/exec/terminate"; params: CommandExecTerminateParams; } | { id: RequestId; method: "model/list"; params: ModelListParams; } | { id: RequestId; method: "account/read"; params: GetAccountParams; } | { id: RequestId; method: "account/login/start"; params: LoginAccountParams; } | { id: RequestId; method: "account/logout"; params: EmptyParams; } | { id: RequestId; method: "collaborationMode/list"; params: CollaborationModeListParams; } | { id: RequestId; method: "config/read"; params: ConfigReadParams; } | { id: RequestId; method: "fs/readFile"; params: FsReadFileParams; };
+export type ClientRequest = { id: RequestId; method: "initialize"; params: InitializeParams; } | { id: RequestId; method: "thread/start"; params: ThreadStartParams; } | { id: RequestId; method: "thread/resume"; params: ThreadResumeParams; } | { id: RequestId; method: "thread/fork"; params: ThreadForkParams; } | { id: RequestId; method: "thread/list"; params: ThreadListParams; } | { id: RequestId; method: "thread/read"; params: ThreadReadParams; } | { id: RequestId; method: "thread/turns/list"; params: ThreadTurnsListParams; } | { id: RequestId; method: "thread/items/list"; params: ThreadItemsListParams; } | { id: RequestId; method: "thread/archive"; params: ThreadArchiveParams; } | { id: RequestId; method: "thread/unarchive"; params: ThreadUnarchiveParams; } | { id: RequestId; method: "thread/delete"; params: ThreadDeleteParams; } | { id: RequestId; method: "thread/name/set"; params: ThreadSetNameParams; } | { id: RequestId; method: "thread/compact/start"; params: ThreadCompactStartParams; } | { id: RequestId; method: "thread/revert"; params: ThreadRevertParams; } | { id: RequestId; method: "thread/unsubscribe"; params: ThreadUnsubscribeParams; } | { id: RequestId; method: "thread/loaded/list"; params: ThreadLoadedListParams; } | { id: RequestId; method: "thread/shellCommand"; params: ThreadShellCommandParams; } | { id: RequestId; method: "turn/start"; params: TurnStartParams; } | { id: RequestId; method: "turn/steer"; params: TurnSteerParams; } | { id: RequestId; method: "turn/interrupt"; params: TurnInterruptParams; } | { id: RequestId; method: "command/exec"; params: CommandExecParams; } | { id: RequestId; method: "command/exec/write"; params: CommandExecWriteParams; } | { id: RequestId; method: "command/exec/resize"; params: CommandExecResizeParams; } | { id: RequestId; method: "command/exec/terminate"; params: CommandExecTerminateParams; } | { id: RequestId; method: "model/list"; params: ModelListParams; } | { id: RequestId; method: "account/read"; params: GetAccountParams; } | { id: RequestId; method: "collaborationMode/list"; params: CollaborationModeListParams; } | { id: RequestId; method: "config/read"; params: ConfigReadParams; } | { id: RequestId; method: "fs/readFile"; params: FsReadFileParams; } | { id: RequestId; method: "fs/writeFile"; params: FsWriteFileParams; } | { id: RequestId; method: "fs/createDirectory"; params: FsCreateDirectoryParams; } | { id: RequestId; method: "fs/getMetadata"; params: FsGetMetadataParams; } | { id: RequestId; method: "fs/readDirectory"; params: FsReadDirectoryParams; } | { id: RequestId; method: "fs/remove"; params: FsRemoveParams; } | { id: RequestId; method: "fs/copy"; params: FsCopyParams; } | { id: RequestId; method: "fs/watch"; params: FsWatchParams; } | { id: RequestId; method: "fs/unwatch"; params: FsUnwatchParams; } | { id: RequestId; method: "fuzzyFileSearch"; params: FuzzyFileSearchParams; } | { id: RequestId; method: "fuzzyFileSearch/sessionStart"; params: FuzzyFileSearchSessionStartParams; } | { id: RequestId; method: "fuzzyFileSearch/sessionUpdate"; params: FuzzyFileSearchSessionUpdateParams; } | { id: RequestId; method: "fuzzyFileSearch/sessionStop"; params: FuzzyFileSearchSessionStopParams; };
 
 export type CodexErrorInfo = ("contextWindowExceeded" | "sessionBudgetExceeded" | "usageLimitExceeded" | "rateLimitExceeded" | "flexUnavailable" | "serverOverloaded" | "modelNotFound" | "policyCapacityUnavailable" | "inferenceHookDenied" | "cyberPolicy" | "misalignmentPolicyViolation" | "tooManyDenials" | "internalServerError" | "unauthorized" | "badRequest" | "threadRollbackFailed" | "sandboxError" | "other") | HttpConnectionFailedInfo | ResponseStreamConnectionFailedInfo | ResponseStreamDisconnectedInfo | ResponseTooManyFailedAttemptsInfo | ActiveTurnNotSteerableInfo;
 
@@ -112,10 +108,6 @@ export type DynamicToolCallItem = { arguments: unknown; completedAtMs: number | 
 
 export type DynamicToolCallOutputContentItem = InputTextContentItem | InputImageContentItem | InputAudioContentItem;
 
-export type EmptyParams = { [key: string]: unknown };
-
-export type EmptyResult = { [key: string]: unknown };
-
 export type EnteredReviewModeItem = { completedAtMs: number | null; id: string; review: string; startedAtMs: number | null; type: "enteredReviewMode"; };
 
 export type ErrorNotification = { error: TurnError; threadId: string; turnId: string; willRetry: boolean; };
@@ -140,9 +132,67 @@ export type FileUpdateChange = { diff: string; kind: PatchChangeKind; path: stri
 
 export type FindInPageWebAction = { pattern: string | null; type: "findInPage"; url: string | null; };
 
+export type FsChangedNotification = { changedPaths: Array<string>; watchId: string; };
+
+export type FsCopyParams = { destinationPath: string; recursive?: boolean; sourcePath: string; };
+
+export type FsCopyResponse = { [key: string]: unknown };
+
+export type FsCreateDirectoryParams = { path: string; recursive?: boolean | null; };
+
+export type FsCreateDirectoryResponse = { [key: string]: unknown };
+
+export type FsGetMetadataParams = { path: string; };
+
+export type FsGetMetadataResponse = { createdAtMs: number; isDirectory: boolean; isFile: boolean; isSymlink: boolean; modifiedAtMs: number; };
+
+export type FsReadDirectoryEntry = { fileName: string; isDirectory: boolean; isFile: boolean; };
+
+export type FsReadDirectoryParams = { path: string; };
+
+export type FsReadDirectoryResponse = { entries: Array<FsReadDirectoryEntry>; };
+
 export type FsReadFileParams = { path: string; };
 
 export type FsReadFileResponse = { dataBase64: string; };
+
+export type FsRemoveParams = { force?: boolean | null; path: string; recursive?: boolean | null; };
+
+export type FsRemoveResponse = { [key: string]: unknown };
+
+export type FsUnwatchParams = { watchId: string; };
+
+export type FsUnwatchResponse = { [key: string]: unknown };
+
+export type FsWatchParams = { path: string; watchId: string; };
+
+export type FsWatchResponse = { path: string; };
+
+export type FsWriteFileParams = { dataBase64: string; path: string; };
+
+export type FsWriteFileResponse = { [key: string]: unknown };
+
+export type FuzzyFileSearchParams = { cancellationToken?: string | null; query: string; roots: Array<string>; };
+
+export type FuzzyFileSearchResponse = { files: Array<FuzzyFileSearchResult>; };
+
+export type FuzzyFileSearchResult = { file_name: string; indices: Array<number> | null; match_type: "file" | "directory"; path: string; root: string; score: number; };
+
+export type FuzzyFileSearchSessionCompletedNotification = { sessionId: string; };
+
+export type FuzzyFileSearchSessionStartParams = { roots: Array<string>; sessionId: string; };
+
+export type FuzzyFileSearchSessionStartResponse = { [key: string]: unknown };
+
+export type FuzzyFileSearchSessionStopParams = { sessionId: string; };
+
+export type FuzzyFileSearchSessionStopResponse = { [key: string]: unknown };
+
+export type FuzzyFileSearchSessionUpdateParams = { query: string; sessionId: string; };
+
+export type FuzzyFileSearchSessionUpdateResponse = { [key: string]: unknown };
+
+export type FuzzyFileSearchSessionUpdatedNotification = { files: Array<FuzzyFileSearchResult>; query: string; sessionId: string; };
 
 export type GetAccountParams = { refreshToken?: boolean; };
 
@@ -191,10 +241,6 @@ export type ListFilesCommandAction = { command: string; path: string | null; typ
 export type LocalAudioInput = { path: string; type: "localAudio"; };
 
 export type LocalImageInput = { detail?: ("auto" | "low" | "high" | "original") | null; path: string; type: "localImage"; };
-
-export type LoginAccountParams = { apiKey?: string | null; type: "apiKey" | "chatgpt" | "chatgptDeviceCode" | "chatgptAuthTokens" | "amazonBedrock" | "amazonBedrockAccessKeys"; };
-
-export type LoginAccountResponse = { type: "apiKey"; };
 
 export type McpAppUi = { preferredModelDisplayMode: string; resourceUri: string; };
 
@@ -280,7 +326,7 @@ export type SearchCommandAction = { command: string; path: string | null; query:
 
 export type SearchWebAction = { queries: Array<string> | null; query: string | null; type: "search"; };
 
-export type ServerNotification = { emittedAtMs?: number; method: "thread/started"; params: ThreadStartedNotification; } | { emittedAtMs?: number; method: "thread/status/changed"; params: ThreadStatusChangedNotification; } | { emittedAtMs?: number; method: "thread/closed"; params: ThreadClosedNotification; } | { emittedAtMs?: number; method: "thread/archived"; params: ThreadArchivedNotification; } | { emittedAtMs?: number; method: "thread/unarchived"; params: ThreadUnarchivedNotification; } | { emittedAtMs?: number; method: "thread/deleted"; params: ThreadDeletedNotification; } | { emittedAtMs?: number; method: "thread/name/updated"; params: ThreadNameUpdatedNotification; } | { emittedAtMs?: number; method: "thread/reverted"; params: ThreadRevertedNotification; } | { emittedAtMs?: number; method: "thread/tokenUsage/updated"; params: ThreadTokenUsageUpdatedNotification; } | { emittedAtMs?: number; method: "thread/compacted"; params: ContextCompactedNotification; } | { emittedAtMs?: number; method: "thread/goal/cleared"; params: ThreadGoalClearedNotification; } | { emittedAtMs?: number; method: "turn/started"; params: TurnStartedNotification; } | { emittedAtMs?: number; method: "turn/completed"; params: TurnCompletedNotification; } | { emittedAtMs?: number; method: "turn/diff/updated"; params: TurnDiffUpdatedNotification; } | { emittedAtMs?: number; method: "turn/plan/updated"; params: TurnPlanUpdatedNotification; } | { emittedAtMs?: number; method: "item/started"; params: ItemStartedNotification; } | { emittedAtMs?: number; method: "item/completed"; params: ItemCompletedNotification; } | { emittedAtMs?: number; method: "item/agentMessage/delta"; params: AgentMessageDeltaNotification; } | { emittedAtMs?: number; method: "item/plan/delta"; params: PlanDeltaNotification; } | { emittedAtMs?: number; method: "item/reasoning/summaryTextDelta"; params: ReasoningSummaryTextDeltaNotification; } | { emittedAtMs?: number; method: "item/reasoning/summaryPartAdded"; params: ReasoningSummaryPartAddedNotification; } | { emittedAtMs?: number; method: "item/reasoning/textDelta"; params: ReasoningTextDeltaNotification; } | { emittedAtMs?: number; method: "item/commandExecution/outputDelta"; params: CommandExecutionOutputDeltaNotification; } | { emittedAtMs?: number; method: "item/commandExecution/terminalInteraction"; params: TerminalInteractionNotification; } | { emittedAtMs?: number; method: "item/fileChange/outputDelta"; params: FileChangeOutputDeltaNotification; } | { emittedAtMs?: number; method: "item/autoApprovalReview/started"; params: ItemGuardianApprovalReviewStartedNotification; } | { emittedAtMs?: number; method: "item/autoApprovalReview/completed"; params: ItemGuardianApprovalReviewCompletedNotification; } | { emittedAtMs?: number; method: "item/fileChange/patchUpdated"; params: FileChangePatchUpdatedNotification; } | { emittedAtMs?: number; method: "serverRequest/resolved"; params: ServerRequestResolvedNotification; } | { emittedAtMs?: number; method: "error"; params: ErrorNotification; } | { emittedAtMs?: number; method: "warning"; params: WarningNotification; } | { emittedAtMs?: number; method: "deprecationNotice"; params: DeprecationNoticeNotification; } | { emittedAtMs?: number; method: "configWarning"; params: ConfigWarningNotification; } | { emittedAtMs?: number; method: "command/exec/outputDelta"; params: CommandExecOutputDeltaNotification; } | { emittedAtMs?: number; method: "account/updated"; params: AccountUpdatedNotification; } | { emittedAtMs?: number; method: "account/login/completed"; params: AccountLoginCompletedNotification; } | { emittedAtMs?: number; method: "account/rateLimits/updated"; params: AccountRateLimitsUpdatedNotification; } | { emittedAtMs?: number; method: "remoteControl/status/changed"; params: RemoteControlStatusChangedNotification; };
+export type ServerNotification = { emittedAtMs?: number; method: "thread/started"; params: ThreadStartedNotification; } | { emittedAtMs?: number; method: "thread/status/changed"; params: ThreadStatusChangedNotification; } | { emittedAtMs?: number; method: "thread/closed"; params: ThreadClosedNotification; } | { emittedAtMs?: number; method: "thread/archived"; params: ThreadArchivedNotification; } | { emittedAtMs?: number; method: "thread/unarchived"; params: ThreadUnarchivedNotification; } | { emittedAtMs?: number; method: "thread/deleted"; params: ThreadDeletedNotification; } | { emittedAtMs?: number; method: "thread/name/updated"; params: ThreadNameUpdatedNotification; } | { emittedAtMs?: number; method: "thread/reverted"; params: ThreadRevertedNotification; } | { emittedAtMs?: number; method: "thread/tokenUsage/updated"; params: ThreadTokenUsageUpdatedNotification; } | { emittedAtMs?: number; method: "thread/compacted"; params: ContextCompactedNotification; } | { emittedAtMs?: number; method: "thread/goal/cleared"; params: ThreadGoalClearedNotification; } | { emittedAtMs?: number; method: "turn/started"; params: TurnStartedNotification; } | { emittedAtMs?: number; method: "turn/completed"; params: TurnCompletedNotification; } | { emittedAtMs?: number; method: "turn/diff/updated"; params: TurnDiffUpdatedNotification; } | { emittedAtMs?: number; method: "turn/plan/updated"; params: TurnPlanUpdatedNotification; } | { emittedAtMs?: number; method: "item/started"; params: ItemStartedNotification; } | { emittedAtMs?: number; method: "item/completed"; params: ItemCompletedNotification; } | { emittedAtMs?: number; method: "item/agentMessage/delta"; params: AgentMessageDeltaNotification; } | { emittedAtMs?: number; method: "item/plan/delta"; params: PlanDeltaNotification; } | { emittedAtMs?: number; method: "item/reasoning/summaryTextDelta"; params: ReasoningSummaryTextDeltaNotification; } | { emittedAtMs?: number; method: "item/reasoning/summaryPartAdded"; params: ReasoningSummaryPartAddedNotification; } | { emittedAtMs?: number; method: "item/reasoning/textDelta"; params: ReasoningTextDeltaNotification; } | { emittedAtMs?: number; method: "item/commandExecution/outputDelta"; params: CommandExecutionOutputDeltaNotification; } | { emittedAtMs?: number; method: "item/commandExecution/terminalInteraction"; params: TerminalInteractionNotification; } | { emittedAtMs?: number; method: "item/fileChange/outputDelta"; params: FileChangeOutputDeltaNotification; } | { emittedAtMs?: number; method: "item/autoApprovalReview/started"; params: ItemGuardianApprovalReviewStartedNotification; } | { emittedAtMs?: number; method: "item/autoApprovalReview/completed"; params: ItemGuardianApprovalReviewCompletedNotification; } | { emittedAtMs?: number; method: "item/fileChange/patchUpdated"; params: FileChangePatchUpdatedNotification; } | { emittedAtMs?: number; method: "serverRequest/resolved"; params: ServerRequestResolvedNotification; } | { emittedAtMs?: number; method: "error"; params: ErrorNotification; } | { emittedAtMs?: number; method: "warning"; params: WarningNotification; } | { emittedAtMs?: number; method: "deprecationNotice"; params: DeprecationNoticeNotification; } | { emittedAtMs?: number; method: "configWarning"; params: ConfigWarningNotification; } | { emittedAtMs?: number; method: "command/exec/outputDelta"; params: CommandExecOutputDeltaNotification; } | { emittedAtMs?: number; method: "account/rateLimits/updated"; params: AccountRateLimitsUpdatedNotification; } | { emittedAtMs?: number; method: "remoteControl/status/changed"; params: RemoteControlStatusChangedNotification; } | { emittedAtMs?: number; method: "fs/changed"; params: FsChangedNotification; } | { emittedAtMs?: number; method: "fuzzyFileSearch/sessionUpdated"; params: FuzzyFileSearchSessionUpdatedNotification; } | { emittedAtMs?: number; method: "fuzzyFileSearch/sessionCompleted"; params: FuzzyFileSearchSessionCompletedNotification; };
 
 export type ServerRequest = { id: RequestId; method: "item/commandExecution/requestApproval"; params: CommandExecutionRequestApprovalParams; } | { id: RequestId; method: "item/fileChange/requestApproval"; params: FileChangeRequestApprovalParams; } | { id: RequestId; method: "item/tool/requestUserInput"; params: ToolRequestUserInputParams; };
 
