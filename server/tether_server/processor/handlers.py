@@ -14,7 +14,7 @@ from typing import TypeVar
 from tether_protocol import methods as m
 from tether_protocol.common import WireModel
 from tether_protocol.spec import MethodSpec
-from tether_server.processor import account, command, fs, history, misc, thread, turn
+from tether_server.processor import account, command, fs, fuzzy, history, misc, thread, turn
 from tether_server.processor.state import ServerState
 from tether_server.rpc.context import Deferred, RequestContext
 from tether_server.rpc.routes import AnyRoute, Route
@@ -24,14 +24,7 @@ R = TypeVar("R", bound=WireModel)
 
 Impl = Callable[[ServerState, RequestContext, P], Awaitable[R | Deferred[R]]]
 
-UNIMPLEMENTED: frozenset[str] = frozenset(
-    {
-        "fuzzyFileSearch",
-        "fuzzyFileSearch/sessionStart",
-        "fuzzyFileSearch/sessionUpdate",
-        "fuzzyFileSearch/sessionStop",
-    }
-)
+UNIMPLEMENTED: frozenset[str] = frozenset()
 """Methods of the table Tether declares but does not serve; they are answered -32601."""
 
 
@@ -60,6 +53,10 @@ def build_routes(state: ServerState) -> dict[str, AnyRoute]:
         _route(state, m.FS_COPY, fs.copy),
         _route(state, m.FS_WATCH, fs.watch),
         _route(state, m.FS_UNWATCH, fs.unwatch),
+        _route(state, m.FUZZY_FILE_SEARCH, fuzzy.search),
+        _route(state, m.FUZZY_FILE_SEARCH_SESSION_START, fuzzy.session_start),
+        _route(state, m.FUZZY_FILE_SEARCH_SESSION_UPDATE, fuzzy.session_update),
+        _route(state, m.FUZZY_FILE_SEARCH_SESSION_STOP, fuzzy.session_stop),
         _route(state, m.COLLABORATION_MODE_LIST, misc.collaboration_modes),
         _route(state, m.ACCOUNT_READ, account.account_read),
         _route(state, m.ACCOUNT_LOGIN_START, account.login_start),

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable
 from pathlib import Path
+from typing import Protocol
 
 import pytest
 from tests.support.appserver import mock_provider_args
@@ -15,7 +16,11 @@ from tether_server.store.base import ThreadStore
 from tether_server.store.memory import MemoryThreadStore
 from tether_testing.fake_responses import FakeResponsesServer
 
-Connect = Callable[[], Awaitable[MemoryClient]]
+
+class Connect(Protocol):
+    """Open an initialized in-process client (`experimental`: it asks for `experimentalApi`)."""
+
+    def __call__(self, *, experimental: bool = False) -> Awaitable[MemoryClient]: ...
 
 
 def _overrides(base_url: str) -> list[str]:
@@ -42,10 +47,10 @@ async def connect(app: App) -> AsyncIterator[Connect]:
     dispatcher = await app.start()
     clients: list[MemoryClient] = []
 
-    async def open_client() -> MemoryClient:
+    async def open_client(*, experimental: bool = False) -> MemoryClient:
         client = MemoryClient(dispatcher)
         clients.append(client)
-        await client.initialize()
+        await client.initialize(experimental=experimental)
         return client
 
     yield open_client

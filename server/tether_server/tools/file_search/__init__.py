@@ -1,0 +1,1 @@
+"""Fuzzy file search for `@` mentions: list a tree honouring `.gitignore`, then rank paths."""
