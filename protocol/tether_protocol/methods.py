@@ -20,6 +20,7 @@ from tether_protocol.v2 import fuzzy as fz
 from tether_protocol.v2 import model as mdl
 from tether_protocol.v2 import notifications as n
 from tether_protocol.v2 import review as rv
+from tether_protocol.v2 import review_mode as rm
 from tether_protocol.v2 import thread_admin as ta
 from tether_protocol.v2 import thread_history as th
 from tether_protocol.v2 import thread_lifecycle as tl
@@ -280,6 +281,13 @@ FUZZY_FILE_SEARCH_SESSION_STOP = MethodSpec(
     experimental=True,
     doc="End a search session (experimental).",
 )
+REVIEW_START = MethodSpec(
+    "review/start",
+    rm.ReviewStartParams,
+    rm.ReviewStartResponse,
+    scope=_T,
+    doc="Review changes (working tree, branch, commit or custom) in a turn of the thread.",
+)
 
 _client: list[AnyMethodSpec] = [
     INITIALIZE,
@@ -325,6 +333,7 @@ _client: list[AnyMethodSpec] = [
     FUZZY_FILE_SEARCH_SESSION_START,
     FUZZY_FILE_SEARCH_SESSION_UPDATE,
     FUZZY_FILE_SEARCH_SESSION_STOP,
+    REVIEW_START,
 ]
 
 _notifications: list[NotificationSpec] = [

@@ -80,7 +80,27 @@ class ContextCompaction:
     completed_at_ms: int | None = None
 
 
-ThreadItem = UserMessage | AgentMessage | Reasoning | Plan | CommandExecution | FileChange | ContextCompaction
+@dataclass(slots=True)
+class ReviewMode:
+    """`enteredReviewMode` (the review's label) or `exitedReviewMode` (the review's text)."""
+
+    id: str
+    kind: str  # enteredReviewMode | exitedReviewMode
+    review: str
+    started_at_ms: int
+    completed_at_ms: int | None = None
+
+
+ThreadItem = (
+    UserMessage
+    | AgentMessage
+    | Reasoning
+    | Plan
+    | CommandExecution
+    | FileChange
+    | ContextCompaction
+    | ReviewMode
+)
 
 
 def turn_error(message: str, info: Any = "other", details: str | None = None) -> dict[str, Any]:

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from tether_server.core import compaction, context, turn_runner, user_shell
+from tether_server.core import compaction, context, review_mode, turn_runner, user_shell
 from tether_server.core import events as ev
 from tether_server.core.execpolicy import ExecRules
 from tether_server.core.items import ThreadItem
@@ -143,6 +143,7 @@ class ThreadSession:
         _check_input(content)
         self.settings = settings
         if self.active is not None:
+            _check_steerable(self.active)
             self.active.pending.append((content, client_id))
             return self.active, False
         turn = self.begin_turn(turn_runner.sample_until_done, output_schema, released=released)
@@ -166,7 +167,17 @@ class ThreadSession:
         """`thread/compact/start`: a turn of its own that replaces the history with a summary."""
         if self.active is not None:
             raise Conflict("cannot compact while a turn is running; interrupt it or wait for it to finish")
-        self.begin_turn(compaction.run_in_turn)
+        self.begin_turn(compaction.run_in_turn).kind = "compact"
+
+    def start_review(self, job: review_mode.ReviewJob) -> ActiveTurn:
+        """`review/start`: a turn of its own that reviews the changes `job` describes."""
+        if self.active is not None:
+            raise Conflict(
+                "cannot start a review while a turn is running; interrupt it or wait for it to finish"
+            )
+        turn = self.begin_turn(lambda session, turn: review_mode.run_in_turn(session, turn, job))
+        turn.kind = "review"
+        return turn
 
     def needs_compaction(self) -> bool:
         limit = compaction.auto_compact_limit(self.deps.context_window, self.deps.auto_compact_token_limit)
@@ -184,6 +195,7 @@ class ThreadSession:
             raise Conflict("no active turn to steer")
         if self.active.id != expected_turn_id:
             raise Conflict(f"expected active turn id `{expected_turn_id}` but found `{self.active.id}`")
+        _check_steerable(self.active)
         self.active.pending.append((content, client_id))
         return self.active.id
 
@@ -217,6 +229,14 @@ class ThreadSession:
         if self.deps.approvals_for is None:
             return ev.ApprovalAnswer("decline")
         return await self.deps.approvals_for(self.thread_id).request(ask)
+
+
+def _check_steerable(turn: ActiveTurn) -> None:
+    if turn.kind is not None:
+        raise Conflict(
+            f"cannot steer a {turn.kind} turn; wait for it to finish or interrupt it",
+            data={"codexErrorInfo": {"activeTurnNotSteerable": {"turnKind": turn.kind}}},
+        )
 
 
 def _check_input(content: list[dict[str, Any]]) -> None:

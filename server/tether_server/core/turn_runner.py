@@ -49,6 +49,7 @@ class ActiveTurn:
     # Set once the turn may run: a turn/start answer goes out only after the turn is on disk, and
     # the turn's own events must follow that answer.
     released: asyncio.Event = field(default_factory=asyncio.Event)
+    kind: str | None = None  # "review" or "compact": a turn that takes no steering input
 
 
 TurnWork = Callable[["ThreadSession", ActiveTurn], Awaitable[items.AgentMessage | None]]

@@ -14,7 +14,7 @@ from typing import TypeVar
 from tether_protocol import methods as m
 from tether_protocol.common import WireModel
 from tether_protocol.spec import MethodSpec
-from tether_server.processor import account, command, fs, fuzzy, history, misc, thread, turn
+from tether_server.processor import account, command, fs, fuzzy, history, misc, review, thread, turn
 from tether_server.processor.state import ServerState
 from tether_server.rpc.context import Deferred, RequestContext
 from tether_server.rpc.routes import AnyRoute, Route
@@ -57,6 +57,7 @@ def build_routes(state: ServerState) -> dict[str, AnyRoute]:
         _route(state, m.FUZZY_FILE_SEARCH_SESSION_START, fuzzy.session_start),
         _route(state, m.FUZZY_FILE_SEARCH_SESSION_UPDATE, fuzzy.session_update),
         _route(state, m.FUZZY_FILE_SEARCH_SESSION_STOP, fuzzy.session_stop),
+        _route(state, m.REVIEW_START, review.start),
         _route(state, m.COLLABORATION_MODE_LIST, misc.collaboration_modes),
         _route(state, m.ACCOUNT_READ, account.account_read),
         _route(state, m.ACCOUNT_LOGIN_START, account.login_start),

@@ -106,6 +106,16 @@ def _compaction(i: it.ContextCompaction) -> Params:
     }
 
 
+def _review_mode(i: it.ReviewMode) -> Params:
+    return {
+        "type": i.kind,
+        "id": i.id,
+        "review": i.review,
+        "startedAtMs": i.started_at_ms,
+        "completedAtMs": i.completed_at_ms,
+    }
+
+
 _ITEMS: dict[type[Any], Callable[[Any], Params]] = {
     it.UserMessage: _user_message,
     it.AgentMessage: _agent_message,
@@ -114,6 +124,7 @@ _ITEMS: dict[type[Any], Callable[[Any], Params]] = {
     it.CommandExecution: _command,
     it.FileChange: _file_change,
     it.ContextCompaction: _compaction,
+    it.ReviewMode: _review_mode,
 }
 
 

@@ -16,6 +16,7 @@ from typing import Any
 from tether_server import log
 from tether_server.core.events import CoreEvent, Durability, ThreadStatus
 from tether_server.core.ids import now_ms
+from tether_server.core.review_mode import ReviewJob
 from tether_server.core.session import ThreadSession
 from tether_server.core.settings import TurnSettings
 from tether_server.store.base import Batch, EventRecord, ThreadRecord, ThreadStore
@@ -142,6 +143,10 @@ class ThreadHandle:
 
     def start_compact(self) -> None:
         self._s.start_compact()
+
+    def start_review(self, job: ReviewJob) -> str:
+        """Start a review turn; returns its id."""
+        return self._s.start_review(job).id
 
     def note_interrupted(self, turn_id: str) -> None:
         """Tell the model that a turn was cut short (a crash left it open)."""

@@ -96,6 +96,8 @@ ALL_ITEMS: list[items.ThreadItem] = [
     ),
     items.FileChange("f-1", [{"path": "/w/a", "kind": {"type": "add"}, "diff": "+a\n"}], 10, "completed", 12),
     items.ContextCompaction("k-1", 10, 12),
+    items.ReviewMode("r-1", "enteredReviewMode", "current changes", 10, 12),
+    items.ReviewMode("r-2", "exitedReviewMode", "No findings.", 10, 12),
 ]
 
 

@@ -18,6 +18,7 @@ from tether_protocol.v2 import item_parts as ip
 from tether_protocol.v2 import model as mdl
 from tether_protocol.v2 import notifications as n
 from tether_protocol.v2 import review as rv
+from tether_protocol.v2 import review_mode as rm
 from tether_protocol.v2 import sandbox as sb
 from tether_protocol.v2 import thread as th
 from tether_protocol.v2 import thread_admin as ta
@@ -320,6 +321,35 @@ _object_samples: list[tuple[str, WireModel]] = [
     ),
     ("ConfigLayerMetadata", cfg.ConfigLayerMetadata(name=s.LAYER_SOURCES[2], version="v")),
     ("FsReadFileParams", fs.FsReadFileParams(path="/etc/hostname")),
+    (
+        "ReviewStartParams",
+        rm.ReviewStartParams(thread_id="t", target=rm.UncommittedChangesReviewTarget(), delivery="inline"),
+    ),
+    (
+        "ReviewStartParams",
+        rm.ReviewStartParams(thread_id="t", target=rm.BaseBranchReviewTarget(branch="main")),
+    ),
+    (
+        "ReviewStartParams",
+        rm.ReviewStartParams(thread_id="t", target=rm.CommitReviewTarget(sha="abc", title="x")),
+    ),
+    (
+        "ReviewStartParams",
+        rm.ReviewStartParams(thread_id="t", target=rm.CustomReviewTarget(instructions="i")),
+    ),
+    ("ReviewTarget", rm.UncommittedChangesReviewTarget()),
+    ("ReviewTarget", rm.BaseBranchReviewTarget(branch="main")),
+    ("ReviewTarget", rm.CommitReviewTarget(sha="abc")),
+    ("ReviewTarget", rm.CustomReviewTarget(instructions="i")),
+    (
+        "ReviewStartResponse",
+        rm.ReviewStartResponse(
+            turn=tu.Turn.model_validate(
+                {"id": "u", "items": [], "status": "inProgress", "itemsView": "notLoaded", "rootTurnId": "u"}
+            ),
+            review_thread_id="t",
+        ),
+    ),
     ("FsReadFileResponse", fs.FsReadFileResponse(data_base64="aGVsbG8gZmlsZQo=")),
     ("FsWriteFileParams", fs.FsWriteFileParams(path="/tmp/f", data_base64="aGk=")),
     ("FsWriteFileResponse", fs.FsWriteFileResponse()),

@@ -47,6 +47,7 @@ CORE_METHODS = {
     "fs/watch",
     "fs/unwatch",
     "fuzzyFileSearch",
+    "review/start",
 }
 UNSCOPED = {
     "initialize",

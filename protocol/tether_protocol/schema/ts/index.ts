@@ -28,11 +28,13 @@ export type AsyncUserInputQuestion = { options: Array<string> | null; title: str
 
 export type AudioInput = { fileId?: string | null; type: "audio"; url?: string | null; };
 
+export type BaseBranchReviewTarget = { branch: string; type: "baseBranch"; };
+
 export type ByteRange = { end: number; start: number; };
 
 export type ClientInfo = { name: string; title?: string | null; version: string; };
 
-export type ClientRequest = { id: RequestId; method: "initialize"; params: InitializeParams; } | { id: RequestId; method: "thread/start"; params: ThreadStartParams; } | { id: RequestId; method: "thread/resume"; params: ThreadResumeParams; } | { id: RequestId; method: "thread/fork"; params: ThreadForkParams; } | { id: RequestId; method: "thread/list"; params: ThreadListParams; } | { id: RequestId; method: "thread/read"; params: ThreadReadParams; } | { id: RequestId; method: "thread/turns/list"; params: ThreadTurnsListParams; } | { id: RequestId; method: "thread/items/list"; params: ThreadItemsListParams; } | { id: RequestId; method: "thread/archive"; params: ThreadArchiveParams; } | { id: RequestId; method: "thread/unarchive"; params: ThreadUnarchiveParams; } | { id: RequestId; method: "thread/delete"; params: ThreadDeleteParams; } | { id: RequestId; method: "thread/name/set"; params: ThreadSetNameParams; } | { id: RequestId; method: "thread/compact/start"; params: ThreadCompactStartParams; } | { id: RequestId; method: "thread/revert"; params: ThreadRevertParams; } | { id: RequestId; method: "thread/unsubscribe"; params: ThreadUnsubscribeParams; } | { id: RequestId; method: "thread/loaded/list"; params: ThreadLoadedListParams; } | { id: RequestId; method: "thread/shellCommand"; params: ThreadShellCommandParams; } | { id: RequestId; method: "turn/start"; params: TurnStartParams; } | { id: RequestId; method: "turn/steer"; params: TurnSteerParams; } | { id: RequestId; method: "turn/interrupt"; params: TurnInterruptParams; } | { id: RequestId; method: "command/exec"; params: CommandExecParams; } | { id: RequestId; method: "command/exec/write"; params: CommandExecWriteParams; } | { id: RequestId; method: "command/exec/resize"; params: CommandExecResizeParams; } | { id: RequestId; method: "command/exec/terminate"; params: CommandExecTerminateParams; } | { id: RequestId; method: "model/list"; params: ModelListParams; } | { id: RequestId; method: "account/read"; params: GetAccountParams; } | { id: RequestId; method: "collaborationMode/list"; params: CollaborationModeListParams; } | { id: RequestId; method: "config/read"; params: ConfigReadParams; } | { id: RequestId; method: "fs/readFile"; params: FsReadFileParams; } | { id: RequestId; method: "fs/writeFile"; params: FsWriteFileParams; } | { id: RequestId; method: "fs/createDirectory"; params: FsCreateDirectoryParams; } | { id: RequestId; method: "fs/getMetadata"; params: FsGetMetadataParams; } | { id: RequestId; method: "fs/readDirectory"; params: FsReadDirectoryParams; } | { id: RequestId; method: "fs/remove"; params: FsRemoveParams; } | { id: RequestId; method: "fs/copy"; params: FsCopyParams; } | { id: RequestId; method: "fs/watch"; params: FsWatchParams; } | { id: RequestId; method: "fs/unwatch"; params: FsUnwatchParams; } | { id: RequestId; method: "fuzzyFileSearch"; params: FuzzyFileSearchParams; } | { id: RequestId; method: "fuzzyFileSearch/sessionStart"; params: FuzzyFileSearchSessionStartParams; } | { id: RequestId; method: "fuzzyFileSearch/sessionUpdate"; params: FuzzyFileSearchSessionUpdateParams; } | { id: RequestId; method: "fuzzyFileSearch/sessionStop"; params: FuzzyFileSearchSessionStopParams; };
+export type ClientRequest = { id: RequestId; method: "initialize"; params: InitializeParams; } | { id: RequestId; method: "thread/start"; params: ThreadStartParams; } | { id: RequestId; method: "thread/resume"; params: ThreadResumeParams; } | { id: RequestId; method: "thread/fork"; params: ThreadForkParams; } | { id: RequestId; method: "thread/list"; params: ThreadListParams; } | { id: RequestId; method: "thread/read"; params: ThreadReadParams; } | { id: RequestId; method: "thread/turns/list"; params: ThreadTurnsListParams; } | { id: RequestId; method: "thread/items/list"; params: ThreadItemsListParams; } | { id: RequestId; method: "thread/archive"; params: ThreadArchiveParams; } | { id: RequestId; method: "thread/unarchive"; params: ThreadUnarchiveParams; } | { id: RequestId; method: "thread/delete"; params: ThreadDeleteParams; } | { id: RequestId; method: "thread/name/set"; params: ThreadSetNameParams; } | { id: RequestId; method: "thread/compact/start"; params: ThreadCompactStartParams; } | { id: RequestId; method: "thread/revert"; params: ThreadRevertParams; } | { id: RequestId; method: "thread/unsubscribe"; params: ThreadUnsubscribeParams; } | { id: RequestId; method: "thread/loaded/list"; params: ThreadLoadedListParams; } | { id: RequestId; method: "thread/shellCommand"; params: ThreadShellCommandParams; } | { id: RequestId; method: "turn/start"; params: TurnStartParams; } | { id: RequestId; method: "turn/steer"; params: TurnSteerParams; } | { id: RequestId; method: "turn/interrupt"; params: TurnInterruptParams; } | { id: RequestId; method: "command/exec"; params: CommandExecParams; } | { id: RequestId; method: "command/exec/write"; params: CommandExecWriteParams; } | { id: RequestId; method: "command/exec/resize"; params: CommandExecResizeParams; } | { id: RequestId; method: "command/exec/terminate"; params: CommandExecTerminateParams; } | { id: RequestId; method: "model/list"; params: ModelListParams; } | { id: RequestId; method: "account/read"; params: GetAccountParams; } | { id: RequestId; method: "collaborationMode/list"; params: CollaborationModeListParams; } | { id: RequestId; method: "config/read"; params: ConfigReadParams; } | { id: RequestId; method: "fs/readFile"; params: FsReadFileParams; } | { id: RequestId; method: "fs/writeFile"; params: FsWriteFileParams; } | { id: RequestId; method: "fs/createDirectory"; params: FsCreateDirectoryParams; } | { id: RequestId; method: "fs/getMetadata"; params: FsGetMetadataParams; } | { id: RequestId; method: "fs/readDirectory"; params: FsReadDirectoryParams; } | { id: RequestId; method: "fs/remove"; params: FsRemoveParams; } | { id: RequestId; method: "fs/copy"; params: FsCopyParams; } | { id: RequestId; method: "fs/watch"; params: FsWatchParams; } | { id: RequestId; method: "fs/unwatch"; params: FsUnwatchParams; } | { id: RequestId; method: "fuzzyFileSearch"; params: FuzzyFileSearchParams; } | { id: RequestId; method: "fuzzyFileSearch/sessionStart"; params: FuzzyFileSearchSessionStartParams; } | { id: RequestId; method: "fuzzyFileSearch/sessionUpdate"; params: FuzzyFileSearchSessionUpdateParams; } | { id: RequestId; method: "fuzzyFileSearch/sessionStop"; params: FuzzyFileSearchSessionStopParams; } | { id: RequestId; method: "review/start"; params: ReviewStartParams; };
 
 export type CodexErrorInfo = ("contextWindowExceeded" | "sessionBudgetExceeded" | "usageLimitExceeded" | "rateLimitExceeded" | "flexUnavailable" | "serverOverloaded" | "modelNotFound" | "policyCapacityUnavailable" | "inferenceHookDenied" | "cyberPolicy" | "misalignmentPolicyViolation" | "tooManyDenials" | "internalServerError" | "unauthorized" | "badRequest" | "threadRollbackFailed" | "sandboxError" | "other") | HttpConnectionFailedInfo | ResponseStreamConnectionFailedInfo | ResponseStreamDisconnectedInfo | ResponseTooManyFailedAttemptsInfo | ActiveTurnNotSteerableInfo;
 
@@ -80,6 +82,8 @@ export type CommandExecutionRequestApprovalResponse = { decision: CommandExecuti
 
 export type CommandGuardianApprovalReviewAction = { command: string; cwd: string; source: "shell" | "unifiedExec"; type: "command"; };
 
+export type CommitReviewTarget = { sha: string; title?: string | null; type: "commit"; };
+
 export type ConfigLayer = { config: unknown; disabledReason: string | null; name: ConfigLayerSource; version: string; };
 
 export type ConfigLayerMetadata = { name: ConfigLayerSource; version: string; };
@@ -95,6 +99,8 @@ export type ConfigWarningNotification = { details: string | null; path: string |
 export type ContextCompactedNotification = { threadId: string; turnId: string; };
 
 export type ContextCompactionItem = { completedAtMs: number | null; id: string; startedAtMs: number | null; type: "contextCompaction"; };
+
+export type CustomReviewTarget = { instructions: string; type: "custom"; };
 
 export type CustomSessionSource = { custom: string; };
 
@@ -320,6 +326,12 @@ export type ResponseStreamDisconnectedInfo = { responseStreamDisconnected: HttpS
 
 export type ResponseTooManyFailedAttemptsInfo = { responseTooManyFailedAttempts: HttpStatusDetail; };
 
+export type ReviewStartParams = { delivery?: "inline" | null; target: ReviewTarget; threadId: string; };
+
+export type ReviewStartResponse = { reviewThreadId: string; turn: Turn; };
+
+export type ReviewTarget = UncommittedChangesReviewTarget | BaseBranchReviewTarget | CommitReviewTarget | CustomReviewTarget;
+
 export type SandboxPolicy = DangerFullAccessPolicy | ReadOnlyPolicy | WorkspaceWritePolicy | ExternalSandboxPolicy;
 
 export type SearchCommandAction = { command: string; path: string | null; query: string | null; type: "search"; };
@@ -509,6 +521,8 @@ export type TurnSteerParams = { clientUserMessageId?: string | null; expectedTur
 export type TurnSteerResponse = { turnId: string; };
 
 export type TurnToolOutput = { name: string; namespace?: string | null; output: unknown; retain?: boolean; };
+
+export type UncommittedChangesReviewTarget = { type: "uncommittedChanges"; };
 
 export type UnknownCommandAction = { command: string; type: "unknown"; };
 
