@@ -145,6 +145,7 @@ class ThreadSession:
         if self.active is not None:
             _check_steerable(self.active)
             self.active.pending.append((content, client_id))
+            self.active.steered.set()
             return self.active, False
         turn = self.begin_turn(turn_runner.sample_until_done, output_schema, released=released)
         turn.pending.append((content, client_id))  # the task has not run yet: it sees this input
@@ -197,6 +198,7 @@ class ThreadSession:
             raise Conflict(f"expected active turn id `{expected_turn_id}` but found `{self.active.id}`")
         _check_steerable(self.active)
         self.active.pending.append((content, client_id))
+        self.active.steered.set()
         return self.active.id
 
     def interrupt(self, turn_id: str | None) -> asyncio.Task[None]:

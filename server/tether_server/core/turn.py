@@ -54,6 +54,8 @@ class TurnRun:
     usage: UsageTracker
     stream_max_retries: int
     active_items: dict[str, items.AgentMessage | items.Reasoning] = field(default_factory=dict)
+    steered: asyncio.Event | None = None
+    """Set when the user steers: the response being streamed is cut short for the next request."""
 
     async def started(self, item: items.ThreadItem) -> None:
         await self.sink.emit(ev.ItemStarted(self.thread_id, self.turn_id, item))
@@ -190,14 +192,50 @@ class _ToolQueue:
             task.cancel()
 
 
+class _Cut:
+    """Cutting a response short when the user steers: at once while waiting on the model, else
+    right after the event being handled (never in the middle of recording it)."""
+
+    def __init__(self) -> None:
+        self.requested = False
+        self.waiting = False
+
+
+async def _finish_cut(run: TurnRun) -> items.AgentMessage | None:
+    """Complete the items the cut response left open; a partial answer stays in the history."""
+    last: items.AgentMessage | None = None
+    for item in list(run.active_items.values()):
+        if isinstance(item, items.AgentMessage):
+            if item.text:
+                content = [{"type": "output_text", "text": item.text}]
+                run.record_history({"type": "message", "role": "assistant", "content": content})
+            last = item
+        item.completed_at_ms = now_ms()
+        run.tools.record_item(item)
+        await run.sink.emit(ev.ItemCompleted(run.thread_id, run.turn_id, item))
+    run.active_items.clear()
+    return last
+
+
 async def sample_once(run: TurnRun) -> SamplingResult:
     request = run.build_request()
     queue = _ToolQueue(run)
     last_message: items.AgentMessage | None = None
     completed = False
     usage: TokenUsage | None = None
-    try:
-        async for event in run.provider.stream(request):
+    cut = _Cut()
+
+    async def consume() -> None:
+        nonlocal last_message, completed, usage
+        stream = run.provider.stream(request)
+        while not cut.requested:
+            cut.waiting = True
+            try:
+                event = await anext(stream)
+            except StopAsyncIteration:
+                return
+            finally:
+                cut.waiting = False
             if isinstance(event, OutputItemAdded):
                 await _on_added(run, event.item)
             elif isinstance(event, OutputItemDone):
@@ -208,9 +246,24 @@ async def sample_once(run: TurnRun) -> SamplingResult:
                     last_message = await _on_done(run, event.item) or last_message
             elif isinstance(event, Completed):
                 completed, usage = True, event.usage
-                break
+                return
             else:
                 _on_delta(run, event)
+        await stream.aclose()
+
+    reader = asyncio.create_task(consume())
+    watcher = asyncio.create_task(_watch_steer(run, cut, reader))
+    try:
+        try:
+            await reader
+        except asyncio.CancelledError:
+            current = asyncio.current_task()
+            if not cut.requested or (current is not None and current.cancelling()):
+                raise
+        finally:
+            watcher.cancel()
+        if cut.requested and not completed:
+            last_message = await _finish_cut(run) or last_message
         await queue.drain()
         # Codex reports a response's usage once its tool calls have finished.
         if usage is not None:
@@ -222,8 +275,19 @@ async def sample_once(run: TurnRun) -> SamplingResult:
                 )
             )
     except BaseException:
+        reader.cancel()
         queue.cancel()
         raise
     if completed and run.tools.turn_files_before:
         await emit_turn_diff(run.tools)
-    return SamplingResult(needs_follow_up=bool(queue.calls), last_agent_message=last_message)
+    steered = cut.requested and not completed
+    return SamplingResult(needs_follow_up=bool(queue.calls) or steered, last_agent_message=last_message)
+
+
+async def _watch_steer(run: TurnRun, cut: _Cut, reader: asyncio.Task[None]) -> None:
+    if run.steered is None:
+        return
+    await run.steered.wait()
+    cut.requested = True
+    if cut.waiting:
+        reader.cancel()

@@ -50,6 +50,8 @@ class ActiveTurn:
     # the turn's own events must follow that answer.
     released: asyncio.Event = field(default_factory=asyncio.Event)
     kind: str | None = None  # "review" or "compact": a turn that takes no steering input
+    steered: asyncio.Event = field(default_factory=asyncio.Event)
+    """Set by a steer: the model's response in flight is cut short (see `core/turn.py`)."""
 
 
 TurnWork = Callable[["ThreadSession", ActiveTurn], Awaitable[items.AgentMessage | None]]
@@ -174,6 +176,7 @@ async def sample_until_done(session: ThreadSession, turn: ActiveTurn) -> items.A
         record_history=lambda item: session.recorder.history_entry(turn.id, item),
         usage=session.usage,
         stream_max_retries=session.deps.stream_max_retries,
+        steered=turn.steered,
     )
     if session.needs_compaction():
         await compaction.run_in_turn(session, turn)
@@ -201,6 +204,8 @@ async def _record_user_input(session: ThreadSession, turn: ActiveTurn) -> None:
             recorder.record.preview = items.text_of(content)[:400]
             recorder.thread_changed()
         await session.sink.emit(ev.ItemCompleted(session.thread_id, turn.id, item))
+    # Nothing awaited since the last check of `pending`: a steer from now on is a new one.
+    turn.steered.clear()
 
 
 def _tool_context(session: ThreadSession, turn: ActiveTurn) -> ToolContext:
