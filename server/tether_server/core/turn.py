@@ -192,13 +192,63 @@ class _ToolQueue:
             task.cancel()
 
 
-class _Cut:
-    """Cutting a response short when the user steers: at once while waiting on the model, else
-    right after the event being handled (never in the middle of recording it)."""
+class _Response:
+    """One streamed response, handled event by event; cut short when the user steers: at once
+    while waiting on the model, else right after the event being handled (never halfway through
+    recording it)."""
 
-    def __init__(self) -> None:
-        self.requested = False
+    def __init__(self, run: TurnRun) -> None:
+        self.run = run
+        self.queue = _ToolQueue(run)
+        self.last_message: items.AgentMessage | None = None
+        self.completed = False
+        self.usage: TokenUsage | None = None
+        self.cut = False
         self.waiting = False
+
+    async def read(self, request: ModelRequest) -> None:
+        stream = aiter(self.run.provider.stream(request))
+        try:
+            while not self.cut and not self.completed:
+                self.waiting = True
+                try:
+                    event = await anext(stream)
+                except StopAsyncIteration:
+                    return
+                finally:
+                    self.waiting = False
+                await self._handle(event)
+        finally:
+            close = getattr(stream, "aclose", None)
+            if close is not None:
+                await close()
+
+    async def _handle(self, event: Any) -> None:
+        run = self.run
+        if isinstance(event, OutputItemAdded):
+            await _on_added(run, event.item)
+        elif isinstance(event, OutputItemDone):
+            if event.item.get("type") in TOOL_CALL_TYPES:
+                run.record_history(_history_item(event.item))
+                self.queue.start(event.item)
+            else:
+                self.last_message = await _on_done(run, event.item) or self.last_message
+        elif isinstance(event, Completed):
+            self.completed, self.usage = True, event.usage
+        else:
+            _on_delta(run, event)
+
+    async def watch_steer(self, reader: asyncio.Task[None]) -> None:
+        if self.run.steered is None:
+            return
+        await self.run.steered.wait()
+        self.cut = True
+        if self.waiting:
+            reader.cancel()
+
+    @property
+    def was_cut(self) -> bool:
+        return self.cut and not self.completed
 
 
 async def _finish_cut(run: TurnRun) -> items.AgentMessage | None:
@@ -217,57 +267,31 @@ async def _finish_cut(run: TurnRun) -> items.AgentMessage | None:
     return last
 
 
+async def _read_until_done_or_cut(response: _Response, request: ModelRequest) -> None:
+    reader = asyncio.create_task(response.read(request))
+    watcher = asyncio.create_task(response.watch_steer(reader))
+    try:
+        await reader
+    except asyncio.CancelledError:
+        current = asyncio.current_task()
+        if not response.cut or (current is not None and current.cancelling()):
+            reader.cancel()
+            raise
+    finally:
+        watcher.cancel()
+
+
 async def sample_once(run: TurnRun) -> SamplingResult:
     request = run.build_request()
-    queue = _ToolQueue(run)
-    last_message: items.AgentMessage | None = None
-    completed = False
-    usage: TokenUsage | None = None
-    cut = _Cut()
-
-    async def consume() -> None:
-        nonlocal last_message, completed, usage
-        stream = run.provider.stream(request)
-        while not cut.requested:
-            cut.waiting = True
-            try:
-                event = await anext(stream)
-            except StopAsyncIteration:
-                return
-            finally:
-                cut.waiting = False
-            if isinstance(event, OutputItemAdded):
-                await _on_added(run, event.item)
-            elif isinstance(event, OutputItemDone):
-                if event.item.get("type") in TOOL_CALL_TYPES:
-                    run.record_history(_history_item(event.item))
-                    queue.start(event.item)
-                else:
-                    last_message = await _on_done(run, event.item) or last_message
-            elif isinstance(event, Completed):
-                completed, usage = True, event.usage
-                return
-            else:
-                _on_delta(run, event)
-        await stream.aclose()
-
-    reader = asyncio.create_task(consume())
-    watcher = asyncio.create_task(_watch_steer(run, cut, reader))
+    response = _Response(run)
     try:
-        try:
-            await reader
-        except asyncio.CancelledError:
-            current = asyncio.current_task()
-            if not cut.requested or (current is not None and current.cancelling()):
-                raise
-        finally:
-            watcher.cancel()
-        if cut.requested and not completed:
-            last_message = await _finish_cut(run) or last_message
-        await queue.drain()
+        await _read_until_done_or_cut(response, request)
+        if response.was_cut:
+            response.last_message = await _finish_cut(run) or response.last_message
+        await response.queue.drain()
         # Codex reports a response's usage once its tool calls have finished.
-        if usage is not None:
-            run.usage.add(usage)
+        if response.usage is not None:
+            run.usage.add(response.usage)
             tracker = run.usage
             await run.sink.emit(
                 ev.TokenUsageUpdated(
@@ -275,19 +299,9 @@ async def sample_once(run: TurnRun) -> SamplingResult:
                 )
             )
     except BaseException:
-        reader.cancel()
-        queue.cancel()
+        response.queue.cancel()
         raise
-    if completed and run.tools.turn_files_before:
+    if response.completed and run.tools.turn_files_before:
         await emit_turn_diff(run.tools)
-    steered = cut.requested and not completed
-    return SamplingResult(needs_follow_up=bool(queue.calls) or steered, last_agent_message=last_message)
-
-
-async def _watch_steer(run: TurnRun, cut: _Cut, reader: asyncio.Task[None]) -> None:
-    if run.steered is None:
-        return
-    await run.steered.wait()
-    cut.requested = True
-    if cut.waiting:
-        reader.cancel()
+    needs_follow_up = bool(response.queue.calls) or response.was_cut
+    return SamplingResult(needs_follow_up=needs_follow_up, last_agent_message=response.last_message)
