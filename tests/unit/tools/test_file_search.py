@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from tether_server.tools.file_search.listing import list_root
+from tether_server.tools.file_search.listing import Cancelled, list_root
 from tether_server.tools.file_search.matcher import Corpus, rank, score_path
 
 
@@ -94,3 +94,11 @@ def test_limit_keeps_the_best_and_an_empty_query_matches_nothing() -> None:
     best = rank([Corpus.of(paths, False)], "f", 5)
     assert len(best) == 5 and best[0].path == "f.py"
     assert rank([Corpus.of(paths, False)], "  ", 5) == []
+
+
+def test_a_superseded_search_stops(tmp_path: Path) -> None:
+    _tree(tmp_path, ["a.py", "b/c.py"])
+    with pytest.raises(Cancelled):
+        list_root(str(tmp_path), [], cancelled=lambda: True)
+    with pytest.raises(Cancelled):
+        rank([Corpus.of(["a.py", "b.py"], False)], "py", 5, cancelled=lambda: True)
