@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from tether_server.errors import InvalidParams, InvalidRequest
 
 MAX_DIFF_CHARS = 300_000
+MAX_OUTPUT_BYTES = 2 * MAX_DIFF_CHARS
 MAX_UNTRACKED_FILES = 200
 GIT_TIMEOUT_S = 30.0
 _SAFE_CONFIG = ("-c", "core.fsmonitor=false", "-c", "diff.external=", "-c", "core.pager=cat")
@@ -28,8 +29,20 @@ class ReviewScope:
     request: str
 
 
+async def _bounded(stream: asyncio.StreamReader, limit: int) -> tuple[bytes, bool]:
+    data = bytearray()
+    while chunk := await stream.read(1 << 16):
+        data += chunk
+        if len(data) > limit:
+            return bytes(data[:limit]), True
+    return bytes(data), False
+
+
 async def _git(cwd: str, *args: str, ok_codes: tuple[int, ...] = (0,)) -> str:
-    env = {**os.environ, "GIT_OPTIONAL_LOCKS": "0", "GIT_TERMINAL_PROMPT": "0", "LC_ALL": "C"}
+    """git's output (at most `MAX_OUTPUT_BYTES`; a longer one is cut and git stopped)."""
+    # Only what git needs: the daemon's secrets stay out of its environment.
+    env = {key: os.environ[key] for key in ("PATH", "HOME") if key in os.environ}
+    env.update(GIT_OPTIONAL_LOCKS="0", GIT_TERMINAL_PROMPT="0", LC_ALL="C")
     try:
         proc = await asyncio.create_subprocess_exec(
             "git",
@@ -45,13 +58,21 @@ async def _git(cwd: str, *args: str, ok_codes: tuple[int, ...] = (0,)) -> str:
         raise InvalidRequest(f"cannot run git in {cwd}: no such directory, or git is not installed") from None
     except OSError as exc:
         raise InvalidRequest(f"cannot run git in {cwd}: {exc.strerror}") from None
+    assert proc.stdout is not None and proc.stderr is not None
     try:
         async with asyncio.timeout(GIT_TIMEOUT_S):
-            out, err = await proc.communicate()
+            (out, cut), (err, _) = await asyncio.gather(
+                _bounded(proc.stdout, MAX_OUTPUT_BYTES), _bounded(proc.stderr, MAX_OUTPUT_BYTES)
+            )
+            if cut:
+                proc.kill()
+            await proc.wait()
     except TimeoutError:
         proc.kill()
         await proc.wait()
         raise InvalidRequest(f"git {args[0]} took longer than {GIT_TIMEOUT_S:.0f}s") from None
+    if cut:
+        return out.decode("utf-8", "replace")
     if proc.returncode not in ok_codes:
         detail = err.decode("utf-8", "replace").strip().splitlines()
         raise InvalidRequest(f"git {args[0]} failed: {detail[-1] if detail else proc.returncode}")

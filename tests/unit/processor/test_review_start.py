@@ -248,3 +248,26 @@ async def test_a_running_review_cannot_be_steered_but_can_be_interrupted(
     )
     assert exited["params"]["item"]["review"] == "Review interrupted."
     fake_model.release("hold")
+
+
+async def test_a_review_runs_nothing_the_repository_configures(
+    connect: Connect, fake_model: FakeResponsesServer, tmp_path: Path
+) -> None:
+    repo = _repo(tmp_path / "repo")
+    marker = tmp_path / "ran"
+    evil = tmp_path / "evil.sh"
+    evil.write_text(f"#!/bin/sh\ntouch {marker}\necho 'fake diff'\n")
+    evil.chmod(0o755)
+    _git(repo, "config", "diff.external", str(evil))
+    _git(repo, "config", "core.fsmonitor", str(evil))
+    _git(repo, "config", "diff.evil.textconv", str(evil))
+    (repo / ".gitattributes").write_text("*.py diff=evil\n")
+    (repo / "app.py").write_text("print('changed')\n")
+    fake_model.add(script.text_reply(json.dumps(ANSWER)))
+    client = await connect()
+    thread_id = await _thread(client, repo)
+    mark = client.mark()
+    await client.request("review/start", {"threadId": thread_id, "target": {"type": "uncommittedChanges"}})
+    await client.notification("turn/completed", after=mark)
+    assert "+print('changed')" in _user_text(fake_model.requests[0].body)
+    assert not marker.exists(), "the repository's configured program ran"
