@@ -51,9 +51,17 @@ def list_root(root: str, excluded: list[Path], cancelled: Callable[[], bool] = l
 
 
 def _git(root: str, *args: str) -> list[str] | None:
+    # Defensive: no fsmonitor hook of the repository's choosing, no daemon secrets for git.
+    env = {key: os.environ[key] for key in ("PATH", "HOME") if key in os.environ}
+    env.update(GIT_OPTIONAL_LOCKS="0", GIT_TERMINAL_PROMPT="0")
     try:
         done = subprocess.run(
-            ["git", "-C", root, *args], capture_output=True, timeout=GIT_TIMEOUT_S, check=False
+            ["git", "-c", "core.fsmonitor=false", "-C", root, *args],
+            capture_output=True,
+            timeout=GIT_TIMEOUT_S,
+            check=False,
+            env=env,
+            stdin=subprocess.DEVNULL,
         )
     except (OSError, subprocess.TimeoutExpired):
         return None
