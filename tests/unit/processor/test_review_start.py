@@ -82,9 +82,9 @@ async def test_a_review_of_uncommitted_changes_runs_as_one_turn(
     client = await connect()
     thread_id = await _thread(client, repo)
     mark = client.mark()
-    started = await client.request(
-        "review/start", {"threadId": thread_id, "target": {"type": "uncommittedChanges"}}
-    )
+    # As the TUI's `/review` sends it.
+    params = {"threadId": thread_id, "target": {"type": "uncommittedChanges"}, "delivery": "inline"}
+    started = await client.request("review/start", params)
     assert started["reviewThreadId"] == thread_id and started["turn"]["status"] == "inProgress"
     done = await client.notification("turn/completed", after=mark)
     assert done["params"]["turn"]["status"] == "completed"
