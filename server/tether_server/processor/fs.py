@@ -109,7 +109,8 @@ async def copy(state: ServerState, ctx: RequestContext, params: wire.FsCopyParam
 
 async def watch(state: ServerState, ctx: RequestContext, params: wire.FsWatchParams) -> wire.FsWatchResponse:
     path = fs_rules.absolute(params.path)
-    real = fs_rules.resolved(path, fs_rules.private_paths(state))
+    # Resolving touches the filesystem: a worker thread, so a hung mount cannot stall the loop.
+    real = await fs_rules.run_job(ctx.connection.id, fs_rules.resolved, path, fs_rules.private_paths(state))
     try:
         fs_watch.start(ctx.connection, params.watch_id, real)
     except OSError as exc:

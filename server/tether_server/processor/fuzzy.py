@@ -50,11 +50,12 @@ _sessions: dict[int, dict[str, _Session]] = {}
 _reapers: set[asyncio.Task[None]] = set()
 
 
-def _roots(state: ServerState, roots: list[str]) -> tuple[list[str], list[str]]:
+async def _roots(state: ServerState, ctx: RequestContext, roots: list[str]) -> tuple[list[str], list[str]]:
     """The roots as the client named them (results echo them) and resolved (what is listed)."""
     private = fs_rules.private_paths(state)
     named = [fs_rules.absolute(root) for root in roots]
-    return named, [fs_rules.resolved(root, private) for root in named]
+    real = await fs_rules.run_job(ctx.connection.id, lambda: [fs_rules.resolved(r, private) for r in named])
+    return named, real
 
 
 def _list(roots: list[str], excluded: list[Path], search: _Search) -> list[list[Corpus]]:
@@ -93,7 +94,7 @@ def _list_and_search(
 async def search(
     state: ServerState, ctx: RequestContext, params: wire.FuzzyFileSearchParams
 ) -> wire.FuzzyFileSearchResponse:
-    roots, real_roots = _roots(state, params.roots)
+    roots, real_roots = await _roots(state, ctx, params.roots)
     this = _Search()
     key = (ctx.connection.id, params.cancellation_token) if params.cancellation_token else None
     if key is not None:
@@ -122,7 +123,7 @@ async def search(
 async def session_start(
     state: ServerState, ctx: RequestContext, params: wire.FuzzyFileSearchSessionStartParams
 ) -> wire.FuzzyFileSearchSessionStartResponse:
-    roots, real_roots = _roots(state, params.roots)
+    roots, real_roots = await _roots(state, ctx, params.roots)
     mine = _sessions.get(ctx.connection.id)
     if mine is None:
         mine = _sessions[ctx.connection.id] = {}
