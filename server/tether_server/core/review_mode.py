@@ -109,7 +109,7 @@ def _where(location: Any) -> str:
     return f" — {location['absolute_file_path']}{lines}"
 
 
-async def _ask_model(session: ThreadSession, job: ReviewJob) -> str:
+async def _ask_model(session: ThreadSession, turn_id: str, job: ReviewJob) -> str:
     settings = session.settings
     request = ModelRequest(
         model=settings.model,
@@ -127,7 +127,13 @@ async def _ask_model(session: ThreadSession, job: ReviewJob) -> str:
         if isinstance(event, OutputItemDone) and event.item.get("type") == "message":
             answer = "".join(str(c.get("text", "")) for c in event.item.get("content") or [])
         elif isinstance(event, Completed) and event.usage is not None:
-            session.usage.add(event.usage)
+            usage = session.usage
+            usage.add(event.usage)
+            await session.sink.emit(
+                ev.TokenUsageUpdated(
+                    session.thread_id, turn_id, usage.total, usage.last, usage.context_window
+                )
+            )
     return answer
 
 
@@ -146,7 +152,7 @@ async def run_in_turn(session: ThreadSession, turn: ActiveTurn, job: ReviewJob) 
         recorder.record.preview = job.label[:400]
         recorder.thread_changed()
     try:
-        text = render(await _ask_model(session, job)) or "The review produced no output."
+        text = render(await _ask_model(session, turn.id, job)) or "The review produced no output."
     except asyncio.CancelledError:
         await _show(session, turn, ReviewMode(uuid7(), "exitedReviewMode", INTERRUPTED, now_ms()))
         raise

@@ -89,6 +89,9 @@ async def test_a_review_of_uncommitted_changes_runs_as_one_turn(
     done = await client.notification("turn/completed", after=mark)
     assert done["params"]["turn"]["status"] == "completed"
     assert done["params"]["turn"]["id"] == started["turn"]["id"]
+    usage = await client.notification("thread/tokenUsage/updated", after=mark)
+    assert usage["params"]["turnId"] == started["turn"]["id"]
+    assert usage["params"]["tokenUsage"]["last"]["totalTokens"] > 0
     assert _events(client, mark) == [
         "turn/started",
         "item/started enteredReviewMode",
