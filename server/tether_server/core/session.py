@@ -170,13 +170,15 @@ class ThreadSession:
             raise Conflict("cannot compact while a turn is running; interrupt it or wait for it to finish")
         self.begin_turn(compaction.run_in_turn).kind = "compact"
 
-    def start_review(self, job: review_mode.ReviewJob) -> ActiveTurn:
+    def start_review(self, job: review_mode.ReviewJob, *, released: bool = True) -> ActiveTurn:
         """`review/start`: a turn of its own that reviews the changes `job` describes."""
         if self.active is not None:
             raise Conflict(
                 "cannot start a review while a turn is running; interrupt it or wait for it to finish"
             )
-        turn = self.begin_turn(lambda session, turn: review_mode.run_in_turn(session, turn, job))
+        turn = self.begin_turn(
+            lambda session, turn: review_mode.run_in_turn(session, turn, job), released=released
+        )
         turn.kind = "review"
         return turn
 

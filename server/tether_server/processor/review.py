@@ -40,6 +40,7 @@ async def start(
     if handle.running:
         raise Conflict("cannot start a review while a turn is running; interrupt it or wait for it to finish")
     scope = await _scope(params.target, handle.settings.cwd)
-    turn_id = handle.start_review(ReviewJob(scope.label, scope.request))
+    turn_id, release = await handle.start_review(ReviewJob(scope.label, scope.request))
+    ctx.after_response(release)
     turn = Turn.model_validate(projection.turn_json(turn_id, "inProgress", started_at=None))
     return rm.ReviewStartResponse(turn=turn, review_thread_id=params.thread_id)

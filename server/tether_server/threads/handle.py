@@ -144,9 +144,16 @@ class ThreadHandle:
     def start_compact(self) -> None:
         self._s.start_compact()
 
-    def start_review(self, job: ReviewJob) -> str:
-        """Start a review turn; returns its id."""
-        return self._s.start_review(job).id
+    async def start_review(self, job: ReviewJob) -> tuple[str, Callable[[], None]]:
+        """Start a review turn; returns its id and its release (as `start_turn` does)."""
+        turn = self._s.start_review(job, released=False)
+        try:
+            await self._commit_pending()
+        except BaseException:
+            self._s.interrupt(turn.id)
+            turn.released.set()
+            raise
+        return turn.id, turn.released.set
 
     def note_interrupted(self, turn_id: str) -> None:
         """Tell the model that a turn was cut short (a crash left it open)."""

@@ -84,7 +84,7 @@ async def test_a_review_of_uncommitted_changes_runs_as_one_turn(
     mark = client.mark()
     # As the TUI's `/review` sends it.
     params = {"threadId": thread_id, "target": {"type": "uncommittedChanges"}, "delivery": "inline"}
-    started = await client.request("review/start", params)
+    started = await client.request("review/start", params, request_id="review")
     assert started["reviewThreadId"] == thread_id and started["turn"]["status"] == "inProgress"
     done = await client.notification("turn/completed", after=mark)
     assert done["params"]["turn"]["status"] == "completed"
@@ -92,6 +92,9 @@ async def test_a_review_of_uncommitted_changes_runs_as_one_turn(
     usage = await client.notification("thread/tokenUsage/updated", after=mark)
     assert usage["params"]["turnId"] == started["turn"]["id"]
     assert usage["params"]["tokenUsage"]["last"]["totalTokens"] > 0
+    answered = [m.get("id") for m in client.since(mark)].index("review")
+    started_at = [m.get("method") for m in client.since(mark)].index("turn/started")
+    assert answered < started_at, "the answer comes before the review turn's events"
     assert _events(client, mark) == [
         "turn/started",
         "item/started enteredReviewMode",
