@@ -59,10 +59,23 @@ class _Run:
         self.events = ExecEvents()
         self.reporter = Reporter(json_mode=args.json)
         self.stop_status: int | None = None
+        self.stopped = asyncio.Event()
         self.final_message: str | None = None
         self.turn_status: str | None = None
 
     async def main(self) -> int:
+        # Signals are caught from the start: a Ctrl-C while the turn is being set up still
+        # interrupts it once it exists, instead of leaving it running on the server.
+        loop = asyncio.get_running_loop()
+        for sig, status in _STOP_SIGNALS.items():
+            loop.add_signal_handler(sig, self._stop, status)
+        try:
+            return await self._connected()
+        finally:
+            for sig in _STOP_SIGNALS:
+                loop.remove_signal_handler(sig)
+
+    async def _connected(self) -> int:
         client, child, notes = await connect(self.args, self.cwd)
         try:
             return await self._run(client, notes)
@@ -85,6 +98,8 @@ class _Run:
         )
         self.reporter.report(self.events.thread_started(thread_id))
         fields = {"output_schema": self.schema} if self.schema is not None else {}
+        if self.stop_status is not None:
+            return self.stop_status
         turn = await client.start_turn(thread_id, self.turn_input, **fields)
         status = await self._drive(client, notes, thread_id, turn.turn.id)
         self._finish()
@@ -107,36 +122,28 @@ class _Run:
 
     async def _drive(self, client: Client, notes: Subscription, thread_id: str, turn_id: str) -> int:
         """Follow the turn; on SIGINT/SIGTERM interrupt it, wait for its end, and report 130/143."""
-        stopped = asyncio.Event()
-        loop = asyncio.get_running_loop()
-        for sig, status in _STOP_SIGNALS.items():
-            loop.add_signal_handler(sig, self._stop, stopped, status)
-        try:
-            follower = asyncio.create_task(self._follow(notes, thread_id, turn_id))
-            signalled = asyncio.create_task(stopped.wait())
-            await asyncio.wait({follower, signalled}, return_when=asyncio.FIRST_COMPLETED)
-            signalled.cancel()
-            if stopped.is_set() and not follower.done():
-                note("interrupting the turn…")
-                with contextlib.suppress(TetherClientError):
-                    await client.interrupt_turn(thread_id, turn_id)
-                with contextlib.suppress(TimeoutError, TetherClientError):
-                    async with asyncio.timeout(_INTERRUPT_GRACE_S):
-                        await asyncio.shield(follower)
-                follower.cancel()
-            else:
-                await follower
-        finally:
-            for sig in _STOP_SIGNALS:
-                loop.remove_signal_handler(sig)
+        follower = asyncio.create_task(self._follow(notes, thread_id, turn_id))
+        signalled = asyncio.create_task(self.stopped.wait())
+        await asyncio.wait({follower, signalled}, return_when=asyncio.FIRST_COMPLETED)
+        signalled.cancel()
+        if self.stopped.is_set() and not follower.done():
+            note("interrupting the turn…")
+            with contextlib.suppress(TetherClientError):
+                await client.interrupt_turn(thread_id, turn_id)
+            with contextlib.suppress(TimeoutError, TetherClientError):
+                async with asyncio.timeout(_INTERRUPT_GRACE_S):
+                    await asyncio.shield(follower)
+            follower.cancel()
+        else:
+            await follower
         if self.stop_status is not None:
             return self.stop_status
         return EXIT_OK if self.turn_status == "completed" else EXIT_FAILED
 
-    def _stop(self, stopped: asyncio.Event, status: int) -> None:
+    def _stop(self, status: int) -> None:
         if self.stop_status is None:
             self.stop_status = status
-        stopped.set()
+        self.stopped.set()
 
     def _finish(self) -> None:
         message = self.final_message

@@ -9,6 +9,8 @@ instead of hanging. A terminal is read to its end (Ctrl-D) only when asked to wi
 
 from __future__ import annotations
 
+import base64
+import mimetypes
 import os
 import select
 import sys
@@ -91,11 +93,21 @@ def resolve_prompt(prompt: str | None, note: Any) -> str:
 
 
 def image_inputs(images: list[Path]) -> list[dict[str, Any]]:
-    """`localImage` inputs for `-i` files (absolute paths); a missing file is an InputError."""
+    """`-i` files as `image` inputs carrying a data URL.
+
+    exec reads the files itself, so the same command works against a daemon on another machine
+    (`--remote`), which could not read them. A missing or unreadable file is an InputError.
+    """
     inputs = []
     for image in images:
-        path = image.expanduser().resolve()
-        if not path.is_file():
-            raise InputError(f"image {image}: no such file")
-        inputs.append({"type": "localImage", "path": str(path)})
+        path = image.expanduser()
+        mime = mimetypes.guess_type(path.name)[0] or "application/octet-stream"
+        if not mime.startswith("image/"):
+            raise InputError(f"image {image}: not an image file ({mime})")
+        try:
+            data = path.read_bytes()
+        except OSError as exc:
+            raise InputError(f"image {image}: {exc.strerror or exc}") from exc
+        url = f"data:{mime};base64,{base64.b64encode(data).decode()}"
+        inputs.append({"type": "image", "url": url})
     return inputs

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from tether_client.client import Client
-from tether_client.errors import RpcError
+from tether_client.errors import RpcError, TetherClientError
 from tether_client.subscription import Subscription
 from tether_client.transport import StdioTransport, Transport
 from tether_protocol.v2 import thread_lifecycle as tl
@@ -56,16 +56,29 @@ def config_overrides(args: argparse.Namespace) -> dict[str, Any]:
     return config
 
 
+def _key(override: str) -> str:
+    return override.partition("=")[0].strip()
+
+
+def _approval_override(args: argparse.Namespace) -> Any:
+    """The last `-c approval_policy=…`, parsed, or None."""
+    values = [o.partition("=")[2].strip() for o in args.overrides if _key(o) == "approval_policy"]
+    return _toml_value(values[-1]) if values else None
+
+
 def _app_server_command(args: argparse.Namespace) -> list[str]:
     command = [sys.executable, "-m", "tether_server", "app-server"]
     for override in args.overrides:
-        command += ["-c", override]
+        # The approval policy goes with thread/start, whose wire takes every Codex value
+        # (config.toml refuses `untrusted` and `on-failure`, which the TypeScript SDK may send).
+        if _key(override) != "approval_policy":
+            command += ["-c", override]
     for feature in args.enable:
         command += ["-c", f"features.{feature}=true"]
     for feature in args.disable:
         command += ["-c", f"features.{feature}=false"]
     base_url = os.environ.get("OPENAI_BASE_URL")
-    if base_url and not any(o.partition("=")[0].strip() == "openai_base_url" for o in args.overrides):
+    if base_url and not any(_key(o) == "openai_base_url" for o in args.overrides):
         command += ["-c", f"openai_base_url={_quoted(base_url)}"]
     if args.profile:
         command += ["--profile", args.profile]
@@ -103,9 +116,12 @@ async def connect(args: argparse.Namespace, cwd: Path) -> tuple[Client, StdioTra
     try:
         name = os.environ.get("CODEX_INTERNAL_ORIGINATOR_OVERRIDE") or "tether_exec"
         await client.initialize(name=name)
-    except BaseException:
+    except BaseException as exc:
         notes.close()
         await client.close()
+        if child is not None and isinstance(exc, TetherClientError):
+            tail = "\n".join(f"  app-server: {line}" for line in list(child.stderr_tail)[-20:])
+            raise SessionError(f"the app-server did not start: {exc}\n{tail}".rstrip()) from exc
         raise
     return client, child, notes
 
@@ -130,13 +146,14 @@ async def _remote_transport(args: argparse.Namespace) -> Transport:
 def session_fields(args: argparse.Namespace, cwd: Path) -> dict[str, Any]:
     """thread/start|resume fields: exec's defaults (approvals `never`) and the flags."""
     config = config_overrides(args) if args.remote else {}
+    config.pop("approval_policy", None)
     if args.remote and args.profile:
         config["profile"] = args.profile
     add_dirs = [str(d.expanduser().resolve()) for d in args.add_dirs]
     if add_dirs:
         config["sandbox_workspace_write.writable_roots"] = add_dirs
     fields: dict[str, Any] = {"cwd": str(cwd)}
-    explicit = {key.partition("=")[0].strip() for key in args.overrides}
+    approval = _approval_override(args)
     if args.yolo:
         fields.update(sandbox="danger-full-access", approval_policy="never")
     elif args.full_auto:
@@ -144,8 +161,7 @@ def session_fields(args: argparse.Namespace, cwd: Path) -> dict[str, Any]:
     else:
         if args.sandbox:
             fields["sandbox"] = args.sandbox
-        if "approval_policy" not in explicit:
-            fields["approval_policy"] = "never"  # nobody is there to answer
+        fields["approval_policy"] = approval or "never"  # by default nobody is there to answer
     if args.model:
         fields["model"] = args.model
     if config:
