@@ -236,7 +236,7 @@ async def test_bypass_flag_runs_unsandboxed_and_a_config_approval_policy_is_resp
     assert both.code == 2
 
 
-async def test_the_sdk_environment_api_key_and_base_url_reach_the_built_in_provider(
+async def test_the_sdk_environment_api_key_base_url_and_codex_home_are_honoured(
     fake_model: FakeResponsesServer, tmp_path: Path
 ) -> None:
     repo = git_repo(tmp_path / "repo")
@@ -257,7 +257,7 @@ async def test_the_sdk_environment_api_key_and_base_url_reach_the_built_in_provi
         env={
             "PATH": "/usr/bin:/bin",
             "HOME": str(tmp_path),
-            "TETHER_HOME": str(tmp_path / "home"),
+            "CODEX_HOME": str(tmp_path / "codex-home"),  # and no TETHER_HOME
             "CODEX_API_KEY": "sk-from-the-sdk",
             "OPENAI_BASE_URL": fake_model.base_url,
             "CODEX_INTERNAL_ORIGINATOR_OVERRIDE": "codex_sdk_ts",
@@ -268,3 +268,4 @@ async def test_the_sdk_environment_api_key_and_base_url_reach_the_built_in_provi
     assert proc.returncode == 0, err.decode()
     assert out.decode() == "keyed\n"
     assert fake_model.requests[0].header("authorization") == "Bearer sk-from-the-sdk"
+    assert (tmp_path / "codex-home" / "tether.sqlite").is_file()
