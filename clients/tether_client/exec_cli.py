@@ -64,8 +64,8 @@ class _Run:
         self.turn_status: str | None = None
 
     async def main(self) -> int:
-        # Signals are caught from the start: a Ctrl-C while the turn is being set up still
-        # interrupts it once it exists, instead of leaving it running on the server.
+        # Signals are caught from the start: one while the thread is being set up stops exec
+        # before a turn starts, instead of killing it between turn/start and its answer.
         loop = asyncio.get_running_loop()
         for sig, status in _STOP_SIGNALS.items():
             loop.add_signal_handler(sig, self._stop, status)
@@ -197,6 +197,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     except (InputError, SessionError) as exc:
         note(str(exc))
         return EXIT_FAILED
+    except KeyboardInterrupt:  # Ctrl-C while the prompt was being read
+        return EXIT_INTERRUPTED
     try:
         return asyncio.run(_Run(args, cwd, turn_input, schema).main())
     except KeyboardInterrupt:  # Ctrl-C before the turn started: nothing to interrupt
