@@ -69,7 +69,11 @@ def _shared(parser: argparse.ArgumentParser) -> None:
 def build_parser() -> argparse.ArgumentParser:
     """`tether exec`'s own options (everything before `resume`)."""
     parser = _Parser(
-        prog="tether exec", description="Run one agent turn non-interactively.", allow_abbrev=False
+        prog="tether exec",
+        description="Run one agent turn non-interactively (the command line of `codex exec`).",
+        epilog="`tether exec [OPTIONS] resume [SESSION_ID | --last] [PROMPT]` continues a thread "
+        "(see `tether exec resume --help`). Events and behaviour: docs/exec.md.",
+        allow_abbrev=False,
     )
     parser.add_argument("prompt", nargs="?", default=None, help="the task; `-` or nothing reads stdin")
     _shared(parser)
