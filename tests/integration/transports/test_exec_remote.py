@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
 
 from tests.integration.transports.conftest import StartSocketServer
-from tests.support.exec_run import git_repo, run_exec
+from tests.support.exec_run import EXEC_WAIT_S, git_repo, run_exec, start_exec
 from tests.support.exec_shapes import validate_stream
 from tether_testing import script
 from tether_testing.fake_responses import FakeResponsesServer
@@ -68,3 +69,28 @@ async def test_a_missing_token_variable_and_a_bad_url_are_clear_errors(
     assert unset.code == 1 and "NOPE_UNSET" in unset.stderr
     bad = await run_exec(fake_model.base_url, home, "--remote", "http://x", "--cd", str(repo), "x")
     assert bad.code == 1 and "--remote http://x" in bad.stderr
+
+
+async def test_without_a_token_variable_exec_uses_the_daemons_generated_token_from_codex_home(
+    fake_model: FakeResponsesServer, socket_server: StartSocketServer, tmp_path: Path
+) -> None:
+    repo = git_repo(tmp_path / "repo")
+    home = tmp_path / "home"
+    server = await socket_server("--listen", "ws://127.0.0.1:0", home=home)
+    assert (home / "ws-token").is_file()
+    fake_model.add(script.text_reply("Token from the file."))
+    # exec's home is the daemon's, named the Codex way: CODEX_HOME, with TETHER_HOME unset.
+    proc = await start_exec(
+        fake_model.base_url,
+        tmp_path / "unused",
+        "--remote",
+        server.ws_url,
+        "--cd",
+        str(repo),
+        "x",
+        env={"CODEX_HOME": str(home), "TETHER_HOME": ""},
+    )
+    async with asyncio.timeout(EXEC_WAIT_S):
+        out, err = await proc.communicate(b"")
+    assert proc.returncode == 0, err.decode()
+    assert out.decode() == "Token from the file.\n"
