@@ -1,77 +1,108 @@
-"""What `tether exec` shows while a turn runs: JSONL events on stdout or progress lines on stderr."""
+"""What `tether exec` shows while a turn runs: exec events as JSONL on stdout (`--json`), or
+readable progress lines on stderr (stdout then carries only the final message)."""
 
 from __future__ import annotations
 
-import asyncio
 import sys
+from collections.abc import Callable
 from typing import Any, TextIO
 
 import orjson
 
-from tether_client.messages import Notification
-from tether_client.subscription import Subscription
+from tether_client.exec_events import ExecEvent
 
 _KIND_MARK = {"add": "A", "delete": "D", "update": "M"}
-
-
-def progress_line(notification: Notification) -> str | None:
-    """One human line for a notification worth showing, else None."""
-    params = notification.params
-    item: dict[str, Any] = params.get("item") or {}
-    kind = item.get("type")
-    if notification.method == "item/started" and kind == "commandExecution":
-        return f"$ {item.get('command', '')}"
-    if notification.method == "item/completed" and kind == "commandExecution":
-        return f"  exit {item.get('exitCode')} ({item.get('status')}, {item.get('durationMs') or 0} ms)"
-    if notification.method == "item/completed" and kind == "fileChange":
-        changes = item.get("changes") or []
-        return "\n".join(_change_line(change, item.get("status")) for change in changes) or None
-    if notification.method == "error":
-        error = params.get("error") or {}
-        retry = " (retrying)" if params.get("willRetry") else ""
-        return f"error: {error.get('message', '')}{retry}"
-    if notification.method == "warning":
-        return f"warning: {params.get('message', '')}"
-    return None
-
-
-def _change_line(change: dict[str, Any], status: Any) -> str:
-    kind = change.get("kind") or {}
-    name = kind.get("type") if isinstance(kind, dict) else kind
-    mark = _KIND_MARK.get(str(name), "?")
-    return f"  {mark} {change.get('path', '')} ({status})"
-
-
-class Reporter:
-    """Consumes every notification of the connection and reports it as it arrives."""
-
-    def __init__(self, subscription: Subscription, *, json_mode: bool, out: TextIO | None = None) -> None:
-        self._subscription = subscription
-        self._json = json_mode
-        self._out = out or sys.stdout
-        self._task = asyncio.create_task(self._run())
-
-    async def _run(self) -> None:
-        async for notification in self._subscription:
-            self.report(notification)
-
-    def report(self, notification: Notification) -> None:
-        if self._json:
-            event = {"method": notification.method, "params": notification.params}
-            self._out.write(orjson.dumps(event).decode() + "\n")
-            self._out.flush()
-            return
-        line = progress_line(notification)
-        if line:
-            note(line)
-
-    async def finish(self) -> None:
-        """Report what has arrived so far, then stop."""
-        self._subscription.close()
-        await self._task
+_OUTPUT_LINES = 20
 
 
 def note(text: str) -> None:
     """A progress line on stderr (stdout is for the answer)."""
     sys.stderr.write(text + "\n")
     sys.stderr.flush()
+
+
+def _tail(text: str) -> list[str]:
+    lines = text.rstrip("\n").splitlines()
+    if len(lines) <= _OUTPUT_LINES:
+        return lines
+    return [f"… {len(lines) - _OUTPUT_LINES} lines omitted", *lines[-_OUTPUT_LINES:]]
+
+
+def _command(event_type: str, item: dict[str, Any]) -> list[str]:
+    if event_type == "item.started":
+        return [f"$ {item.get('command', '')}"]
+    code = item.get("exit_code")
+    verdict = "succeeded" if item.get("status") == "completed" else f"failed (exit {code})"
+    return [f"  {verdict}", *(f"  │ {line}" for line in _tail(item.get("aggregated_output") or ""))]
+
+
+def _todo(event_type: str, item: dict[str, Any]) -> list[str]:
+    if event_type == "item.completed":
+        return []  # the last update already showed it
+    steps = item.get("items") or []
+    return ["plan", *(f"  [{'x' if s.get('completed') else ' '}] {s.get('text', '')}" for s in steps)]
+
+
+def _file_change(item: dict[str, Any]) -> list[str]:
+    marks = [f"  {_KIND_MARK.get(c.get('kind'), '?')} {c.get('path', '')}" for c in item.get("changes") or []]
+    return [f"patch {item.get('status')}", *marks]
+
+
+def _titled(title: str, text: Any) -> list[str]:
+    return [title, *(f"  {line}" for line in str(text or "").splitlines())]
+
+
+_COMPLETED: dict[str, Callable[[dict[str, Any]], list[str]]] = {
+    "file_change": _file_change,
+    "reasoning": lambda item: _titled("thinking", item.get("text")),
+    "agent_message": lambda item: _titled("agent", item.get("text")),
+    "error": lambda item: [f"warning: {item.get('message', '')}"],
+    "web_search": lambda item: [f"web search: {item.get('query', '')}"],
+    "mcp_tool_call": lambda item: [
+        f"tool {item.get('server', '')}.{item.get('tool', '')} {item.get('status', '')}"
+    ],
+}
+"""Exec item type → its lines once completed (commands and the plan also show as they go)."""
+
+
+def _item_lines(event_type: str, item: dict[str, Any]) -> list[str]:
+    kind = str(item.get("type"))
+    if kind == "command_execution" and event_type != "item.updated":
+        return _command(event_type, item)
+    if kind == "todo_list":
+        return _todo(event_type, item)
+    render = _COMPLETED.get(kind)
+    return render(item) if render and event_type == "item.completed" else []
+
+
+def progress_lines(event: ExecEvent) -> list[str]:
+    """The human lines for one exec event (often none)."""
+    event_type = event.get("type")
+    if event_type in ("item.started", "item.updated", "item.completed"):
+        return _item_lines(str(event_type), event.get("item") or {})
+    if event_type == "error":
+        return [f"ERROR: {event.get('message', '')}"]
+    if event_type == "turn.failed":
+        return [f"turn failed: {(event.get('error') or {}).get('message', '')}"]
+    if event_type == "turn.completed":
+        usage = event.get("usage") or {}
+        total = int(usage.get("input_tokens", 0)) + int(usage.get("output_tokens", 0))
+        return [f"tokens used: {total}"]
+    return []
+
+
+class Reporter:
+    """Writes exec events as they come: JSONL on `out`, or progress lines on stderr."""
+
+    def __init__(self, *, json_mode: bool, out: TextIO | None = None) -> None:
+        self._json = json_mode
+        self._out = out or sys.stdout
+
+    def report(self, events: list[ExecEvent]) -> None:
+        for event in events:
+            if self._json:
+                self._out.write(orjson.dumps(event).decode() + "\n")
+                self._out.flush()
+                continue
+            for line in progress_lines(event):
+                note(line)

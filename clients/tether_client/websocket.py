@@ -73,7 +73,9 @@ class WebSocketTransport:
 
 
 def _home() -> Path:
-    return Path(os.environ.get("TETHER_HOME") or Path.home() / ".tether")
+    # The same home the server picks: $TETHER_HOME, else $CODEX_HOME, else ~/.tether.
+    home = os.environ.get("TETHER_HOME", "").strip() or os.environ.get("CODEX_HOME", "").strip()
+    return Path(home).expanduser() if home else Path.home() / ".tether"
 
 
 def default_socket_path() -> Path:

@@ -28,9 +28,9 @@ _log = log.get(__name__)
 
 
 def tether_home(environ: Mapping[str, str] | None = None) -> Path:
-    """`$TETHER_HOME`, else `~/.tether`."""
+    """`$TETHER_HOME`, else `$CODEX_HOME` (tools written for Codex set it), else `~/.tether`."""
     env = os.environ if environ is None else environ
-    value = env.get("TETHER_HOME", "").strip()
+    value = env.get("TETHER_HOME", "").strip() or env.get("CODEX_HOME", "").strip()
     return Path(value).expanduser() if value else Path.home() / ".tether"
 
 

@@ -24,6 +24,9 @@ def write(home: Path, text: str) -> Path:
 def test_tether_home_comes_from_the_environment_or_defaults_to_dot_tether(tmp_path: Path) -> None:
     assert tether_home({"TETHER_HOME": str(tmp_path)}) == tmp_path
     assert tether_home({}) == Path.home() / ".tether"
+    codex = tmp_path / "codex"
+    assert tether_home({"CODEX_HOME": str(codex)}) == codex  # tools written for Codex set it
+    assert tether_home({"CODEX_HOME": str(codex), "TETHER_HOME": str(tmp_path)}) == tmp_path
 
 
 def test_a_missing_config_file_gives_the_documented_defaults(tmp_path: Path) -> None:
