@@ -23,10 +23,11 @@ from websockets.asyncio.server import ServerConnection, serve
 class Relay:
     """Forwards frames both ways and records them; `log` lines are flushed as they are written."""
 
-    def __init__(self, upstream: str, log: TextIO, headers: dict[str, str] | None = None) -> None:
+    def __init__(self, upstream: str, log: TextIO | None = None, headers: dict[str, str] | None = None) -> None:
         self.upstream = upstream
         self.log = log
         self.headers = headers or {}
+        self.records: list[dict[str, Any]] = []
         self._conns = itertools.count(1)
 
     async def _open(self, client: ServerConnection) -> ClientConnection:
@@ -44,8 +45,25 @@ class Relay:
             msg: Any = json.loads(text)
         except ValueError:
             msg = text
-        self.log.write(json.dumps({"dir": direction, "conn": conn, "msg": msg}) + "\n")
-        self.log.flush()
+        record = {"dir": direction, "conn": conn, "msg": msg}
+        self.records.append(record)
+        if self.log is not None:
+            self.log.write(json.dumps(record) + "\n")
+            self.log.flush()
+
+    def exchanges(self) -> list[tuple[str, dict[str, Any], dict[str, Any] | None]]:
+        """Each client request `(method, request, answer or None)`, in the order they were sent."""
+        answers = {
+            (r["conn"], json.dumps(r["msg"]["id"])): r["msg"]
+            for r in self.records
+            if r["dir"] == "s2c" and isinstance(r["msg"], dict) and "id" in r["msg"] and "method" not in r["msg"]
+        }
+        out: list[tuple[str, dict[str, Any], dict[str, Any] | None]] = []
+        for r in self.records:
+            msg = r["msg"]
+            if r["dir"] == "c2s" and isinstance(msg, dict) and "method" in msg and "id" in msg:
+                out.append((msg["method"], msg, answers.get((r["conn"], json.dumps(msg["id"])))))
+        return out
 
     async def handle(self, client: ServerConnection) -> None:
         conn = next(self._conns)
