@@ -23,7 +23,9 @@ from websockets.asyncio.server import ServerConnection, serve
 class Relay:
     """Forwards frames both ways and records them; `log` lines are flushed as they are written."""
 
-    def __init__(self, upstream: str, log: TextIO | None = None, headers: dict[str, str] | None = None) -> None:
+    def __init__(
+        self, upstream: str, log: TextIO | None = None, headers: dict[str, str] | None = None
+    ) -> None:
         self.upstream = upstream
         self.log = log
         self.headers = headers or {}
@@ -56,7 +58,10 @@ class Relay:
         answers = {
             (r["conn"], json.dumps(r["msg"]["id"])): r["msg"]
             for r in self.records
-            if r["dir"] == "s2c" and isinstance(r["msg"], dict) and "id" in r["msg"] and "method" not in r["msg"]
+            if r["dir"] == "s2c"
+            and isinstance(r["msg"], dict)
+            and "id" in r["msg"]
+            and "method" not in r["msg"]
         }
         out: list[tuple[str, dict[str, Any], dict[str, Any] | None]] = []
         for r in self.records:

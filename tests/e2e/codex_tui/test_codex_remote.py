@@ -25,6 +25,7 @@ from tether_testing.fake_responses import FakeResponsesServer
 
 ANSWER = "Hello from the fake model."
 COMPOSER = "Ask Codex to do anything"
+PROMPT = "\u203a"  # the composer's and the transcript's prompt mark
 SEEDED = """# my settings, kept by the TUI's writes
 model_reasoning_effort = "medium"  # tuned by hand
 
@@ -77,7 +78,7 @@ async def _tui(remote: str, work: Path, tmp_path: Path) -> AsyncIterator[Screen]
 
 async def _submit(screen: Screen, text: str) -> None:
     screen.type(text)
-    await screen.wait_for(f"› {text}")
+    await screen.wait_for(f"{PROMPT} {text}")
     screen.keys("Enter")
 
 
@@ -107,7 +108,7 @@ async def _first_turn_model_new_resume(screen: Screen, home: Path) -> None:
     await screen.wait_for("Say hello")
     screen.keys("Enter")
     shown = await screen.wait_for(ANSWER)
-    assert "› Say hello" in shown
+    assert f"{PROMPT} Say hello" in shown
 
     with sqlite3.connect(home / "tether.sqlite") as db:
         previews = [row[0] for row in db.execute("SELECT preview FROM threads")]
@@ -116,10 +117,13 @@ async def _first_turn_model_new_resume(screen: Screen, home: Path) -> None:
 
 async def test_codex_tui_over_websocket_through_a_logging_relay(tmp_path: Path) -> None:
     work = _workdir(tmp_path)
-    async with FakeResponsesServer([script.text_reply(ANSWER)], loop_script=True) as fake:
-        async with _daemon(tmp_path, fake, "ws://127.0.0.1:0") as server:
-            async with _relay(server.ws_url) as (relay, url), _tui(url, work, tmp_path) as screen:
-                await _first_turn_model_new_resume(screen, server.home)
+    async with (
+        FakeResponsesServer([script.text_reply(ANSWER)], loop_script=True) as fake,
+        _daemon(tmp_path, fake, "ws://127.0.0.1:0") as server,
+        _relay(server.ws_url) as (relay, url),
+        _tui(url, work, tmp_path) as screen,
+    ):
+        await _first_turn_model_new_resume(screen, server.home)
     exchanges = relay.exchanges()
     methods = {method for method, _, _ in exchanges}
     # The flows above exercise these (observed against `codex app-server` with the same relay).
@@ -164,8 +168,9 @@ async def test_codex_tui_over_websocket_through_a_logging_relay(tmp_path: Path) 
 async def test_codex_tui_over_the_unix_socket(tmp_path: Path) -> None:
     work = _workdir(tmp_path)
     socket_path = tmp_path / "tether.sock"
-    async with FakeResponsesServer([script.text_reply(ANSWER)], loop_script=True) as fake:
-        async with _daemon(tmp_path, fake, f"unix://{socket_path}") as server:
-            async with _tui(f"unix://{socket_path}", work, tmp_path) as screen:
-                await _first_turn_model_new_resume(screen, server.home)
-
+    async with (
+        FakeResponsesServer([script.text_reply(ANSWER)], loop_script=True) as fake,
+        _daemon(tmp_path, fake, f"unix://{socket_path}") as server,
+        _tui(f"unix://{socket_path}", work, tmp_path) as screen,
+    ):
+        await _first_turn_model_new_resume(screen, server.home)
