@@ -246,7 +246,7 @@ CONFIG_BATCH_WRITE = MethodSpec(
 )
 CONFIG_REQUIREMENTS_READ = MethodSpec(
     "configRequirements/read",
-    cfg.ConfigRequirementsReadParams,
+    EmptyParams,
     cfg.ConfigRequirementsReadResponse,
     doc="Managed requirements (none in Tether).",
 )
@@ -268,7 +268,7 @@ MCP_SERVER_STATUS_LIST = MethodSpec(
 )
 ACCOUNT_BEDROCK_CHECK = MethodSpec(
     "account/bedrock/checkGovCloudRequirements",
-    ws.BedrockCheckGovCloudRequirementsParams,
+    EmptyParams,
     ws.BedrockCheckGovCloudRequirementsResponse,
     experimental=True,
     doc="Bedrock GovCloud advisory check (experimental; never applies).",

@@ -137,10 +137,6 @@ class ConfigWriteResponse(WireModel):
     overridden_metadata: OverriddenMetadata | None = None
 
 
-class ConfigRequirementsReadParams(WireModel):
-    """`configRequirements/read` takes no params."""
-
-
 class ConfigRequirementsReadResponse(WireModel):
     """Managed requirements (`requirements.toml`, MDM); Tether has none, so `requirements` is null."""
 

@@ -147,10 +147,6 @@ class ListMcpServerStatusResponse(WireModel):
     next_cursor: str | None = None
 
 
-class BedrockCheckGovCloudRequirementsParams(WireModel):
-    """`account/bedrock/checkGovCloudRequirements` takes no params."""
-
-
 class BedrockCheckGovCloudRequirementsResponse(WireModel):
     """Tether has no Bedrock provider: never GovCloud, nothing to warn about."""
 

@@ -20,7 +20,7 @@ from tether_server.processor.lifecycle import announce_recovered
 from tether_server.processor.settings import default_cwd, new_thread_record, thread_settings, wire
 from tether_server.processor.state import ServerState
 from tether_server.processor.subscriptions import encode_event
-from tether_server.processor.views import session_response, thread_view, turn_view
+from tether_server.processor.views import session_response, thread_view, turn_view, wire_read_state
 from tether_server.rpc.connection import Connection
 from tether_server.rpc.context import RequestContext
 from tether_server.rpc.outgoing import send_notification
@@ -126,7 +126,9 @@ async def read(state: ServerState, ctx: RequestContext, params: th.ThreadReadPar
         record, status, loaded, ephemeral = found, None, False, False
     turns = await _turns_of(state, record.id) if params.include_turns and not ephemeral else []
     thread = thread_view(record, status=status, loaded=loaded, ephemeral=ephemeral, turns=turns)
-    return th.ThreadReadResponse(thread=thread, read_state=th.ThreadReadState(revision=str(record.last_seq)))
+    marks = await state.store.read_states([record.id])
+    read_state = wire_read_state(marks[record.id]) if record.id in marks else None
+    return th.ThreadReadResponse(thread=thread, read_state=read_state)
 
 
 def _sort_key(key: object) -> SortKey:
@@ -165,8 +167,12 @@ async def list_threads(
         handle = state.threads.get(record.id)
         status = projection.status_json(handle.status) if handle else None
         data.append(thread_view(record, status=status, loaded=False))
+    marks = await state.store.read_states([record.id for record in page.data])
     return th.ThreadListResponse(
-        data=data, next_cursor=page.next_cursor, backwards_cursor=page.backwards_cursor
+        data=data,
+        next_cursor=page.next_cursor,
+        backwards_cursor=page.backwards_cursor,
+        read_states={tid: wire_read_state(mark) for tid, mark in marks.items()},
     )
 
 

@@ -2,16 +2,17 @@
 
 from __future__ import annotations
 
+import uuid
 from typing import cast
 
 from tether_protocol.v2 import thread_extras as tx
-from tether_protocol.v2 import thread_history as th
 from tether_protocol.v2.turn import TurnStartParams
 from tether_server.errors import Conflict, InvalidRequest, NotFound
 from tether_server.processor.settings import turn_settings, wire
 from tether_server.processor.state import ServerState
-from tether_server.processor.views import thread_view
+from tether_server.processor.views import thread_view, wire_read_state
 from tether_server.rpc.context import RequestContext
+from tether_server.rpc.outgoing import send_notification
 from tether_server.store.base import InvalidCursor, SortKey, ThreadQuery, ThreadRecord
 
 REVISION_CONFLICT = "thread changed since it was last read; read it again"
@@ -68,14 +69,23 @@ async def search(
 async def read_state_update(
     state: ServerState, ctx: RequestContext, params: tx.ThreadReadStateUpdateParams
 ) -> tx.ThreadReadStateUpdateResponse:
-    """Mark a thread read. The revision is the thread's last event sequence number."""
-    record = await _record_or_fail(state, params.thread_id)
-    revision = str(record.last_seq)
-    if params.expected_revision != revision:
-        raise Conflict(REVISION_CONFLICT, data={"revision": revision})
-    if wire(params.operation).get("type") == "unread":
-        raise InvalidRequest("marking a thread unread is not supported by Tether yet")
-    return tx.ThreadReadStateUpdateResponse(read_state=th.ThreadReadState(revision=revision))
+    """Mark a thread read (nothing unread) or unread (from its start), guarded by the revision seen."""
+    await _record_or_fail(state, params.thread_id)
+    unread = {"type": "threadStart"} if wire(params.operation).get("type") == "unread" else None
+    revision = str(uuid.uuid4())
+    stored = await state.store.set_read_state(
+        params.thread_id, unread, expected=params.expected_revision, revision=revision
+    )
+    if stored is None:
+        raise NotFound(f"thread not found: {params.thread_id}")
+    read_state = wire_read_state(stored)
+    if stored.revision != revision:
+        raise Conflict(REVISION_CONFLICT, data={"readState": read_state.wire()})
+    changed = tx.ThreadReadStateChangedNotification(thread_id=params.thread_id, read_state=read_state)
+    ctx.after_response(
+        lambda: send_notification(state.connections(), "thread/readState/changed", changed.wire())
+    )
+    return tx.ThreadReadStateUpdateResponse(read_state=read_state)
 
 
 async def settings_update(

@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from tether_protocol.common import EmptyParams
 from tether_protocol.v2 import config as cfgw
 from tether_protocol.v2 import workspace as ws
 from tether_server.config.skills import discover
@@ -58,7 +59,7 @@ async def config_batch_write(
 
 
 async def config_requirements_read(
-    state: ServerState, ctx: RequestContext, params: cfgw.ConfigRequirementsReadParams
+    state: ServerState, ctx: RequestContext, params: EmptyParams
 ) -> cfgw.ConfigRequirementsReadResponse:
     return cfgw.ConfigRequirementsReadResponse(requirements=None, supports_independent_speed_modes=True)
 
@@ -116,6 +117,6 @@ async def mcp_server_status_list(
 
 
 async def bedrock_check(
-    state: ServerState, ctx: RequestContext, params: ws.BedrockCheckGovCloudRequirementsParams
+    state: ServerState, ctx: RequestContext, params: EmptyParams
 ) -> ws.BedrockCheckGovCloudRequirementsResponse:
     return ws.BedrockCheckGovCloudRequirementsResponse()

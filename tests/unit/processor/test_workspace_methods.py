@@ -144,16 +144,35 @@ async def test_search_finds_threads_by_message_text_and_read_state_guards_its_re
     assert (await client.request("thread/search", {"searchTerm": "platypus"}))["data"] == []
 
     revision = (await client.request("thread/read", {"threadId": first}))["readState"]["revision"]
-    marked = await client.request(
+    mark = client.mark()
+    unread = await client.request(
+        "thread/readState/update",
+        {"threadId": first, "operation": {"type": "unread"}, "expectedRevision": revision},
+    )
+    assert unread["readState"]["firstUnread"] == {"type": "threadStart"}
+    assert unread["readState"]["revision"] != revision
+    changed = await client.notification("thread/readState/changed", after=mark)
+    assert changed["params"] == {"threadId": first, "readState": unread["readState"]}
+    listed = await client.request("thread/list", {})
+    assert listed["readStates"][first] == unread["readState"]
+    assert listed["readStates"][second]["firstUnread"] is None
+
+    stale = await client.call(
         "thread/readState/update",
         {"threadId": first, "operation": {"type": "read"}, "expectedRevision": revision},
     )
-    assert marked["readState"] == {"firstUnread": None, "revision": revision}
-    stale = await client.call(
-        "thread/readState/update",
-        {"threadId": first, "operation": {"type": "read"}, "expectedRevision": "0"},
-    )
     assert stale["error"]["code"] == -32600
+    assert stale["error"]["data"] == {"readState": unread["readState"]}
+    read = await client.request(
+        "thread/readState/update",
+        {
+            "threadId": first,
+            "operation": {"type": "read"},
+            "expectedRevision": unread["readState"]["revision"],
+        },
+    )
+    assert read["readState"]["firstUnread"] is None
+    assert (await client.request("thread/read", {"threadId": first}))["readState"] == read["readState"]
 
 
 async def test_settings_update_changes_the_next_turns_request(
