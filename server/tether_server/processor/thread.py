@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any, cast
 
 from tether_protocol.common import WireModel
@@ -12,6 +13,7 @@ from tether_protocol.v2 import thread_lifecycle as tl
 from tether_protocol.v2.thread import Thread
 from tether_protocol.v2.turn import Turn
 from tether_server import log
+from tether_server.config.trust import config_for_cwd
 from tether_server.core.events import IDLE, NOT_LOADED
 from tether_server.core.ids import now_s
 from tether_server.errors import Conflict, InvalidParams, InvalidRequest, NotFound, archived_message
@@ -43,7 +45,8 @@ async def start(
 ) -> tl.ThreadStartResponse:
     if state.draining:
         raise Conflict("Server is draining; retry after reconnecting", data={"reason": "serverShuttingDown"})
-    settings = thread_settings(state.config.config, params, default_cwd())
+    cwd = Path(params.cwd) if params.cwd else default_cwd()
+    settings = thread_settings(config_for_cwd(state.config, cwd), params, default_cwd())
     record = new_thread_record(settings, originator=state.originator or ctx.connection.client_name)
     log.bind(thread_id=record.id)  # the rest of this request's work is the new thread's
     handle = state.threads.create(record, settings, ephemeral=bool(params.ephemeral))

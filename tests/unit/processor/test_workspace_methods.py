@@ -67,6 +67,7 @@ async def test_batch_write_edits_the_file_and_new_threads_use_it_at_once(
     assert f'[projects."{workdir}"]\ntrust_level = "trusted"' in text
     started = await client.request("thread/start", {"cwd": str(workdir)})
     assert started["approvalPolicy"] == "never"
+    assert started["sandbox"]["type"] == "workspaceWrite"
     read = await client.request("config/read", {})
     assert read["origins"]["approval_policy"]["version"] == answer["version"] != version
 
@@ -187,3 +188,32 @@ async def test_settings_update_changes_the_next_turns_request(
     assert (await client.request("thread/goal/get", {"threadId": thread_id})) == {"goal": None}
     terminals = await client.request("thread/backgroundTerminals/list", {"threadId": thread_id})
     assert terminals == {"data": [], "nextCursor": None}
+
+
+async def test_project_trust_sets_the_defaults_of_new_threads_as_codex_does(
+    connect: Connect, tmp_path: Path
+) -> None:
+    client = await connect()
+    repo = tmp_path / "repo"
+    (repo / ".git").mkdir(parents=True)
+    (repo / "src").mkdir()
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+
+    async def defaults(cwd: Path) -> tuple[str, str]:
+        started = await client.request("thread/start", {"cwd": str(cwd)})
+        return started["approvalPolicy"], started["sandbox"]["type"]
+
+    assert await defaults(repo) == ("on-request", "readOnly")
+    edit = {"keyPath": f'projects."{repo}".trust_level', "value": "trusted", "mergeStrategy": "replace"}
+    await client.request("config/batchWrite", {"edits": [edit]})
+    assert await defaults(repo / "src") == ("on-request", "workspaceWrite")
+    assert await defaults(elsewhere) == ("on-request", "readOnly")
+    await client.request("config/batchWrite", {"edits": [{**edit, "value": "untrusted"}]})
+    assert await defaults(repo) == ("untrusted", "workspaceWrite")
+    explicit = await client.request("thread/start", {"cwd": str(repo), "sandbox": "read-only"})
+    assert explicit["sandbox"]["type"] == "readOnly"
+    await client.request(
+        "config/value/write", {"keyPath": "sandbox_mode", "value": "read-only", "mergeStrategy": "replace"}
+    )
+    assert await defaults(repo) == ("untrusted", "readOnly")
