@@ -8,6 +8,7 @@ from typing import cast
 from tether_protocol.v2 import thread_extras as tx
 from tether_protocol.v2.turn import TurnStartParams
 from tether_server.errors import Conflict, InvalidRequest, NotFound
+from tether_server.processor import projection
 from tether_server.processor.settings import turn_settings, wire
 from tether_server.processor.state import ServerState
 from tether_server.processor.views import thread_view, wire_read_state
@@ -21,7 +22,7 @@ REVISION_CONFLICT = "thread changed since it was last read; read it again"
 async def _record_or_fail(state: ServerState, thread_id: str) -> ThreadRecord:
     handle = state.threads.get(thread_id)
     if handle is not None:
-        return handle.session.record
+        return handle.record
     record = await state.store.get_thread(thread_id)
     if record is None:
         raise NotFound(f"thread not found: {thread_id}")
@@ -58,7 +59,7 @@ async def search(
     data = []
     for record in page.data:
         handle = state.threads.get(record.id)
-        status = handle.session.status if handle else None
+        status = projection.status_json(handle.status) if handle else None
         thread = thread_view(record, status=status, loaded=False)
         data.append(tx.ThreadSearchResult(thread=thread, snippet=_snippet(record, term)))
     return tx.ThreadSearchResponse(
@@ -98,7 +99,7 @@ async def settings_update(
     overrides = TurnStartParams.model_validate(
         {"threadId": params.thread_id, "input": [], **params.model_dump(by_alias=True, exclude_none=True)}
     )
-    handle.session.settings = turn_settings(handle.session.settings, overrides)
+    handle.update_settings(turn_settings(handle.settings, overrides))
     return tx.ThreadSettingsUpdateResponse()
 
 
