@@ -3,7 +3,8 @@
 Layout as Codex: one directory per skill holding `SKILL.md`, whose YAML front matter (between
 `---` lines) gives `name`, `description` and optionally `metadata.short-description`. Repository
 skills are looked up in `.agents/skills` of the working directory and of each parent up to the
-project root (the nearest folder holding a `.git`); user skills in `$TETHER_HOME/skills`. Only
+project root (the nearest folder holding a `.git`); user skills in `~/.agents/skills` and
+`$TETHER_HOME/skills` (Codex reads `~/.agents/skills` and `$CODEX_HOME/skills`). Only
 the front matter is read here: bodies are read by the model on demand, by path.
 """
 
@@ -38,11 +39,15 @@ class SkillScan:
     errors: list[tuple[Path, str]] = field(default_factory=list)
 
 
-def discover(cwd: Path, home: Path) -> SkillScan:
-    """The skills seen from `cwd`: repository skills (outermost folder first), then user skills."""
+def discover(cwd: Path, home: Path, user_home: Path | None = None) -> SkillScan:
+    """The skills seen from `cwd`: repository skills (outermost folder first), then user skills.
+
+    `home` is `$TETHER_HOME`; `user_home` the user's home directory (default `~`).
+    """
     scan = SkillScan()
     for root in _repo_skill_roots(cwd):
         _scan_root(root, "repo", scan)
+    _scan_root((user_home or Path.home()) / ".agents" / "skills", "user", scan)
     _scan_root(home / "skills", "user", scan)
     return scan
 

@@ -25,6 +25,7 @@ from tether_testing.fake_responses import FakeResponsesServer
 
 ANSWER = "Hello from the fake model."
 COMPOSER = "Ask Codex to do anything"
+REPLY = script.text_reply(ANSWER, usage=script.usage(1200, 34))
 PROMPT = "\u203a"  # the composer's and the transcript's prompt mark
 SEEDED = """# my settings, kept by the TUI's writes
 model_reasoning_effort = "medium"  # tuned by hand
@@ -87,6 +88,12 @@ async def _first_turn_model_new_resume(screen: Screen, home: Path) -> None:
     await _submit(screen, "Say hello")
     await screen.wait_for(ANSWER)
 
+    await _submit(screen, "/status")
+    status = await screen.wait_for("Token usage:")
+    print(status)
+    assert "Model provider:      mock" in status
+    assert "Collaboration mode:  Default" in status
+
     await _submit(screen, "/model")
     await screen.wait_for("Select Model and Effort")
     screen.keys("Enter")
@@ -118,7 +125,7 @@ async def _first_turn_model_new_resume(screen: Screen, home: Path) -> None:
 async def test_codex_tui_over_websocket_through_a_logging_relay(tmp_path: Path) -> None:
     work = _workdir(tmp_path)
     async with (
-        FakeResponsesServer([script.text_reply(ANSWER)], loop_script=True) as fake,
+        FakeResponsesServer([REPLY], loop_script=True) as fake,
         _daemon(tmp_path, fake, "ws://127.0.0.1:0") as server,
         _relay(server.ws_url) as (relay, url),
         _tui(url, work, tmp_path) as screen,
@@ -169,7 +176,7 @@ async def test_codex_tui_over_the_unix_socket(tmp_path: Path) -> None:
     work = _workdir(tmp_path)
     socket_path = tmp_path / "tether.sock"
     async with (
-        FakeResponsesServer([script.text_reply(ANSWER)], loop_script=True) as fake,
+        FakeResponsesServer([REPLY], loop_script=True) as fake,
         _daemon(tmp_path, fake, f"unix://{socket_path}") as server,
         _tui(f"unix://{socket_path}", work, tmp_path) as screen,
     ):

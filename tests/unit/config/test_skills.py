@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from tether_server.config.skills import NO_FRONTMATTER, discover
 from tether_server.core.context import initial_context
 from tether_server.core.settings import TurnSettings, sandbox_policy_for_mode
@@ -34,10 +36,12 @@ def test_repo_skills_from_the_root_down_to_cwd_then_user_skills(tmp_path: Path) 
     _skill(repo / "pkg" / ".agents" / "skills", "pkg-tests", "Run the package tests.")
     _skill(tmp_path / ".agents" / "skills", "outside", "Above the repository root: not seen.")
     _skill(home / "skills", "mine", '"Quoted: with a colon"', extra="metadata:\n  short-description: Mine\n")
-    scan = discover(deep, home)
+    _skill(tmp_path / "user" / ".agents" / "skills", "everywhere", "From ~/.agents/skills.")
+    scan = discover(deep, home, tmp_path / "user")
     assert [(s.name, s.scope) for s in scan.skills] == [
         ("release", "repo"),
         ("pkg-tests", "repo"),
+        ("everywhere", "user"),
         ("mine", "user"),
     ]
     mine = scan.skills[-1]
@@ -54,7 +58,7 @@ def test_a_bad_skill_file_is_reported_and_the_others_still_load(tmp_path: Path) 
     (root / "nameless").mkdir()
     (root / "nameless" / "SKILL.md").write_text("---\ndescription: x\n---\n")
     _skill(root, "good", "Fine.")
-    scan = discover(repo, home)
+    scan = discover(repo, home, tmp_path / "user")
     assert [s.name for s in scan.skills] == ["good"]
     assert sorted((p.parent.name, msg) for p, msg in scan.errors) == [
         ("bare", NO_FRONTMATTER),
@@ -73,7 +77,10 @@ def _settings(cwd: Path) -> TurnSettings:
     )
 
 
-def test_descriptions_and_paths_reach_the_model_but_bodies_do_not(tmp_path: Path) -> None:
+def test_descriptions_and_paths_reach_the_model_but_bodies_do_not(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("HOME", str(tmp_path / "user"))
     repo, _deep, home = _repo(tmp_path)
     path = _skill(repo / ".agents" / "skills", "deploy", "Deploy the app.", body="SECRET STEPS\n")
     developer = initial_context(_settings(repo), home, 32 * 1024)[0]
@@ -82,7 +89,10 @@ def test_descriptions_and_paths_reach_the_model_but_bodies_do_not(tmp_path: Path
     assert "SECRET STEPS" not in text
 
 
-def test_the_section_stays_within_two_percent_of_the_context_window(tmp_path: Path) -> None:
+def test_the_section_stays_within_two_percent_of_the_context_window(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("HOME", str(tmp_path / "user"))
     repo, _deep, home = _repo(tmp_path)
     root = repo / ".agents" / "skills"
     for i in range(200):
@@ -90,7 +100,7 @@ def test_the_section_stays_within_two_percent_of_the_context_window(tmp_path: Pa
     window = 20_000
     budget = budget_bytes(window)
     assert budget == 1600
-    text = render(discover(repo, home).skills, budget)
+    text = render(discover(repo, home, tmp_path / "user").skills, budget)
     assert len(text.encode()) <= budget + 100  # the "more skills" line may pass the cap slightly
     assert "- skill-000:" in text
     assert "more skill(s) not listed" in text
