@@ -24,6 +24,7 @@ from tether_server.processor import command, projection
 from tether_server.processor.approvals import ApprovalBroker
 from tether_server.processor.handlers import UNIMPLEMENTED, build_routes
 from tether_server.processor.lifecycle import IdleUnloader
+from tether_server.processor.read_marks import ReadMarks
 from tether_server.processor.state import ServerState
 from tether_server.processor.subscriptions import Subscriptions
 from tether_server.providers.base import ModelProvider, ProviderSettings
@@ -209,6 +210,7 @@ class App:
         deps = self._session_deps(providers, capability, approvals)
         threads = ThreadManager(store, deps, projection.notification, loaded_threads)
         threads.on_loaded.append(subscriptions.attach)
+        threads.on_loaded.append(ReadMarks(store, lambda: connections).attach)
         state = ServerState(
             self.loaded,
             self.home,

@@ -158,6 +158,7 @@ async def test_codex_tui_over_websocket_through_a_logging_relay(tmp_path: Path) 
         "thread/items/list",
         "thread/goal/get",
         "thread/backgroundTerminals/list",
+        "thread/readState/update",
     } <= methods
     unanswered = [method for method, _, answer in exchanges if answer is None]
     assert not unanswered, f"requests the TUI never got an answer to: {unanswered}"

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from tests.support.memory import MemoryClient
@@ -129,7 +130,20 @@ async def test_experimental_methods_need_the_capability(connect: Connect) -> Non
     assert reply["error"]["code"] == -32600 and "experimentalApi" in reply["error"]["message"]
 
 
-async def test_search_finds_threads_by_message_text_and_read_state_guards_its_revision(
+async def _unread_after_turn(client: MemoryClient, thread_id: str, text: str) -> dict[str, Any]:
+    """Run a turn; its completion marks the thread unread from that turn (as Codex)."""
+    mark = client.mark()
+    started = await client.request(
+        "turn/start", {"threadId": thread_id, "input": [{"type": "text", "text": text}]}
+    )
+    changed = await client.notification("thread/readState/changed", after=mark)
+    assert changed["params"]["threadId"] == thread_id
+    state: dict[str, Any] = changed["params"]["readState"]
+    assert state["firstUnread"] == {"type": "turn", "turnId": started["turn"]["id"]}
+    return state
+
+
+async def test_search_finds_threads_by_message_text(
     experimental: MemoryClient, fake_model: FakeResponsesServer, workdir: Path
 ) -> None:
     client = experimental
@@ -143,37 +157,44 @@ async def test_search_finds_threads_by_message_text_and_read_state_guards_its_re
     assert [r["thread"]["id"] for r in found["data"]] == [first]
     assert "quokka" in found["data"][0]["snippet"]
     assert (await client.request("thread/search", {"searchTerm": "platypus"}))["data"] == []
+    empty = await client.call("thread/search", {"searchTerm": "  "})
+    assert empty["error"]["code"] == -32600
 
-    revision = (await client.request("thread/read", {"threadId": first}))["readState"]["revision"]
+
+async def test_a_finished_turn_leaves_its_thread_unread_until_a_client_marks_it_read(
+    experimental: MemoryClient, fake_model: FakeResponsesServer, workdir: Path
+) -> None:
+    client = experimental
+    fake_model.add(script.text_reply("one"))
+    fake_model.add(script.text_reply("two"))
+    thread_id = (await client.request("thread/start", {"cwd": str(workdir)}))["thread"]["id"]
+    unread = await _unread_after_turn(client, thread_id, "first")
+    assert (await client.request("thread/read", {"threadId": thread_id}))["readState"] == unread
+
     mark = client.mark()
-    unread = await client.request(
+    read = await client.request(
         "thread/readState/update",
-        {"threadId": first, "operation": {"type": "unread"}, "expectedRevision": revision},
+        {"threadId": thread_id, "operation": {"type": "read"}, "expectedRevision": unread["revision"]},
     )
-    assert unread["readState"]["firstUnread"] == {"type": "threadStart"}
-    assert unread["readState"]["revision"] != revision
+    assert read["readState"]["firstUnread"] is None and read["readState"]["revision"] != unread["revision"]
     changed = await client.notification("thread/readState/changed", after=mark)
-    assert changed["params"] == {"threadId": first, "readState": unread["readState"]}
-    listed = await client.request("thread/list", {})
-    assert listed["readStates"][first] == unread["readState"]
-    assert listed["readStates"][second]["firstUnread"] is None
+    assert changed["params"] == {"threadId": thread_id, "readState": read["readState"]}
 
     stale = await client.call(
         "thread/readState/update",
-        {"threadId": first, "operation": {"type": "read"}, "expectedRevision": revision},
+        {"threadId": thread_id, "operation": {"type": "unread"}, "expectedRevision": unread["revision"]},
     )
     assert stale["error"]["code"] == -32600
-    assert stale["error"]["data"] == {"readState": unread["readState"]}
-    read = await client.request(
+    assert stale["error"]["data"] == {"readState": read["readState"]}
+
+    again = await _unread_after_turn(client, thread_id, "second")
+    marked = await client.request(
         "thread/readState/update",
-        {
-            "threadId": first,
-            "operation": {"type": "read"},
-            "expectedRevision": unread["readState"]["revision"],
-        },
+        {"threadId": thread_id, "operation": {"type": "unread"}, "expectedRevision": again["revision"]},
     )
-    assert read["readState"]["firstUnread"] is None
-    assert (await client.request("thread/read", {"threadId": first}))["readState"] == read["readState"]
+    assert marked["readState"]["firstUnread"] == {"type": "threadStart"}
+    listed = await client.request("thread/list", {})
+    assert listed["readStates"] == {thread_id: marked["readState"]}
 
 
 async def test_settings_update_changes_the_next_turns_request(
