@@ -1,9 +1,10 @@
 """Read markers that move on their own: a finished turn leaves its thread unread from that turn.
 
 As Codex: when a turn of a stored thread completes and nothing is unread yet, the thread's first
-unread position becomes that turn (a new revision), and every client hears
+unread position becomes that turn (a new revision), and the clients hear
 `thread/readState/changed`; a client that shows the turn then marks it read with
-`thread/readState/update`. An already unread thread keeps its earliest position.
+`thread/readState/update`. An already unread thread keeps its earliest position. Only clients
+that opted into the experimental API hear of markers (Codex sends a plain client none).
 """
 
 from __future__ import annotations
@@ -62,4 +63,9 @@ class ReadMarks:
         changed = tx.ThreadReadStateChangedNotification(
             thread_id=thread_id, read_state=wire_read_state(stored)
         )
-        send_notification(self._connections(), "thread/readState/changed", changed.wire())
+        send_notification(experimental(self._connections()), "thread/readState/changed", changed.wire())
+
+
+def experimental(connections: Iterable[Connection]) -> list[Connection]:
+    """Read markers are experimental: Codex tells only clients that opted into the experimental API."""
+    return [conn for conn in connections if conn.capabilities.experimental_api]

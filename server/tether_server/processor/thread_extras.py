@@ -9,6 +9,7 @@ from tether_protocol.v2 import thread_extras as tx
 from tether_protocol.v2.turn import TurnStartParams
 from tether_server.errors import Conflict, InvalidRequest, NotFound
 from tether_server.processor import projection
+from tether_server.processor.read_marks import experimental
 from tether_server.processor.settings import turn_settings, wire
 from tether_server.processor.state import ServerState
 from tether_server.processor.views import thread_view, wire_read_state
@@ -84,7 +85,9 @@ async def read_state_update(
         raise Conflict(REVISION_CONFLICT, data={"readState": read_state.wire()})
     changed = tx.ThreadReadStateChangedNotification(thread_id=params.thread_id, read_state=read_state)
     ctx.after_response(
-        lambda: send_notification(state.connections(), "thread/readState/changed", changed.wire())
+        lambda: send_notification(
+            experimental(state.connections()), "thread/readState/changed", changed.wire()
+        )
     )
     return tx.ThreadReadStateUpdateResponse(read_state=read_state)
 

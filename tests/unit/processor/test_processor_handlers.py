@@ -60,12 +60,10 @@ async def test_a_turn_runs_in_process_and_reads_back_as_typed_turns(
     )
     done = await client.notification("turn/completed", after=mark)
     assert done["params"]["turn"]["id"] == started["turn"]["id"]
-    unread = await client.notification("thread/readState/changed", after=mark)
     read = await client.request("thread/read", {"threadId": thread_id, "includeTurns": True})
     (turn,) = m.THREAD_READ.result.model_validate(read).thread.turns
     assert [item.type for item in turn.items] == ["userMessage", "agentMessage"]
-    assert read["readState"] == unread["params"]["readState"]
-    assert read["readState"]["firstUnread"] == {"type": "turn", "turnId": turn.id}
+    assert isinstance(read["readState"]["revision"], str)  # markers: test_workspace_methods.py
     items = await client.request("thread/items/list", {"threadId": thread_id})
     assert [entry["item"]["type"] for entry in items["data"]] == ["userMessage", "agentMessage"]
 
