@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
@@ -238,3 +239,23 @@ async def test_project_trust_sets_the_defaults_of_new_threads_as_codex_does(
         "config/value/write", {"keyPath": "sandbox_mode", "value": "read-only", "mergeStrategy": "replace"}
     )
     assert await defaults(repo) == ("untrusted", "readOnly")
+
+
+async def test_two_clients_writing_from_the_same_version_one_wins_the_other_conflicts(
+    app: App, connect: Connect
+) -> None:
+    first, second = await connect(), await connect()
+    seed = {"keyPath": "tui.a", "value": 0, "mergeStrategy": "replace"}
+    version = (await first.request("config/value/write", seed))["version"]
+
+    def write(key: str) -> dict[str, object]:
+        return {"keyPath": key, "value": 1, "mergeStrategy": "replace", "expectedVersion": version}
+
+    replies = await asyncio.gather(
+        first.call("config/value/write", write("tui.b")), second.call("config/value/write", write("tui.c"))
+    )
+    assert sorted("result" in reply for reply in replies) == [False, True]
+    (lost,) = [reply for reply in replies if "error" in reply]
+    assert lost["error"]["data"] == {"config_write_error_code": "configVersionConflict"}
+    table = (_home(app) / "config.toml").read_text()
+    assert ("b = 1" in table) != ("c = 1" in table)
