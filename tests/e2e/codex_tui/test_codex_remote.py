@@ -25,6 +25,7 @@ from tether_testing.fake_responses import FakeResponsesServer
 
 ANSWER = "Hello from the fake model."
 COMPOSER = "Ask Codex to do anything"
+TOKEN_VAR = "TETHER_WS_TOKEN"
 REPLY = script.text_reply(ANSWER, usage=script.usage(1200, 34))
 PROMPT = "\u203a"  # the composer's and the transcript's prompt mark
 SEEDED = """# my settings, kept by the TUI's writes
@@ -66,11 +67,16 @@ async def _relay(upstream: str) -> AsyncIterator[tuple[Relay, str]]:
 
 
 @asynccontextmanager
-async def _tui(remote: str, work: Path, tmp_path: Path) -> AsyncIterator[Screen]:
+async def _tui(remote: str, work: Path, tmp_path: Path, token: str | None = None) -> AsyncIterator[Screen]:
     codex_home = tmp_path / "codex-home"
     codex_home.mkdir(exist_ok=True)
     env = {"CODEX_HOME": str(codex_home), "TERM": "xterm-256color", "HOME": str(tmp_path)}
-    screen = Screen.start([str(codex_binary()), "--remote", remote], cwd=work, env=env)
+    argv = [str(codex_binary()), "--remote", remote]
+    if token is not None:
+        # The daemon's generated ws token, sent by the TUI as a bearer token (through the relay).
+        env[TOKEN_VAR] = token
+        argv += ["--remote-auth-token-env", TOKEN_VAR]
+    screen = Screen.start(argv, cwd=work, env=env)
     try:
         yield screen
     finally:
@@ -128,7 +134,7 @@ async def test_codex_tui_over_websocket_through_a_logging_relay(tmp_path: Path) 
         FakeResponsesServer([REPLY], loop_script=True) as fake,
         _daemon(tmp_path, fake, "ws://127.0.0.1:0") as server,
         _relay(server.ws_url) as (relay, url),
-        _tui(url, work, tmp_path) as screen,
+        _tui(url, work, tmp_path, server.token()) as screen,
     ):
         await _first_turn_model_new_resume(screen, server.home)
     exchanges = relay.exchanges()
