@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
 from tether_protocol.common import EmptyParams
 from tether_protocol.v2 import config as cfgw
 from tether_protocol.v2 import workspace as ws
+from tether_server.config.hooks import configured_hooks
 from tether_server.config.skills import discover
 from tether_server.config.write import OVERRIDDEN_MESSAGE, Edit, WriteResult, write_config
 from tether_server.processor.settings import default_cwd
@@ -71,15 +71,29 @@ def _cwds(cwds: list[str]) -> list[str]:
 async def hooks_list(
     state: ServerState, ctx: RequestContext, params: ws.HooksListParams
 ) -> ws.HooksListResponse:
-    """Tether runs no hooks yet: a configured `[hooks]` table is reported as a warning, not silently."""
-    configured: Any = state.config.config.hooks
-    warnings = (
-        [f"{state.config.path}: [hooks] is configured but Tether does not run hooks; they are ignored"]
-        if configured
-        else []
-    )
+    """The command hooks of config.toml, as Codex lists them; Tether runs none (a warning says so)."""
+    scan = configured_hooks(state.config.config.hooks, state.config.path)
+    hooks = [
+        ws.HookMetadata(
+            key=h.key,
+            event_name=h.event_name,
+            command=h.command,
+            matcher=h.matcher,
+            timeout_sec=h.timeout_sec,
+            status_message=h.status_message,
+            source_path=str(h.source_path),
+            display_order=h.display_order,
+            current_hash=h.current_hash,
+            trust_status="untrusted",
+        )
+        for h in scan.hooks
+    ]
+    errors = [ws.HookErrorInfo(path=str(state.config.path), message=m) for m in scan.errors]
     return ws.HooksListResponse(
-        data=[ws.HooksListEntry(cwd=cwd, warnings=warnings) for cwd in _cwds(params.cwds)]
+        data=[
+            ws.HooksListEntry(cwd=cwd, hooks=hooks, warnings=scan.warnings, errors=errors)
+            for cwd in _cwds(params.cwds)
+        ]
     )
 
 

@@ -259,3 +259,26 @@ async def test_two_clients_writing_from_the_same_version_one_wins_the_other_conf
     assert lost["error"]["data"] == {"config_write_error_code": "configVersionConflict"}
     table = (_home(app) / "config.toml").read_text()
     assert ("b = 1" in table) != ("c = 1" in table)
+
+
+async def test_hooks_list_reports_the_configured_hooks_that_tether_does_not_run(
+    app: App, connect: Connect, workdir: Path
+) -> None:
+    client = await connect()
+    hook = {"matcher": "Bash", "hooks": [{"type": "command", "command": "echo pre", "timeout": 5}]}
+    await client.request(
+        "config/value/write",
+        {"keyPath": "hooks", "value": {"PreToolUse": [hook]}, "mergeStrategy": "replace"},
+    )
+    (entry,) = (await client.request("hooks/list", {"cwds": [str(workdir)]}))["data"]
+    (listed,) = entry["hooks"]
+    path = str(_home(app) / "config.toml")
+    assert listed["key"] == f"{path}:pre_tool_use:0:0"
+    assert (listed["eventName"], listed["command"], listed["matcher"], listed["timeoutSec"]) == (
+        "preToolUse",
+        "echo pre",
+        "Bash",
+        5,
+    )
+    assert listed["trustStatus"] == "untrusted" and listed["sourcePath"] == path
+    assert any("does not run hooks" in warning for warning in entry["warnings"])
