@@ -7,6 +7,7 @@ through a logging WebSocket relay.
 
 from __future__ import annotations
 
+import asyncio
 import sqlite3
 import subprocess
 from collections.abc import AsyncIterator
@@ -89,10 +90,31 @@ async def _submit(screen: Screen, text: str) -> None:
     screen.keys("Enter")
 
 
-async def _first_turn_model_new_resume(screen: Screen, home: Path) -> None:
+async def _answered(relay: Relay, method: str, within_s: float = 30.0) -> None:
+    """Wait until the TUI has sent `method` through the relay and had its answer."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + within_s
+    while loop.time() < deadline:
+        if any(m == method and answer is not None for m, _, answer in relay.exchanges()):
+            return
+        await asyncio.sleep(0.05)
+    raise AssertionError(f"the TUI never got an answer to {method}")
+
+
+async def _first_turn_model_new_resume(screen: Screen, home: Path, relay: Relay | None = None) -> None:
     await screen.wait_for(COMPOSER)
     await _submit(screen, "Say hello")
     await screen.wait_for(ANSWER)
+
+    # The `@` picker searches earlier threads (thread/search) as well as files.
+    screen.type("@Say")
+    await screen.wait_for("Files, directories, plugins, skills and tasks")
+    if relay is not None:
+        await _answered(relay, "thread/search")
+    screen.keys("Escape")
+    await screen.wait_gone("Files, directories, plugins, skills and tasks")
+    screen.keys("BSpace", "BSpace", "BSpace", "BSpace")
+    await screen.wait_for(COMPOSER)
 
     await _submit(screen, "/status")
     status = await screen.wait_for("Token usage:")
@@ -136,7 +158,7 @@ async def test_codex_tui_over_websocket_through_a_logging_relay(tmp_path: Path) 
         _relay(server.ws_url) as (relay, url),
         _tui(url, work, tmp_path, server.token()) as screen,
     ):
-        await _first_turn_model_new_resume(screen, server.home)
+        await _first_turn_model_new_resume(screen, server.home, relay)
     exchanges = relay.exchanges()
     methods = {method for method, _, _ in exchanges}
     # The flows above exercise these (observed against `codex app-server` with the same relay).
@@ -165,6 +187,7 @@ async def test_codex_tui_over_websocket_through_a_logging_relay(tmp_path: Path) 
         "thread/goal/get",
         "thread/backgroundTerminals/list",
         "thread/readState/update",
+        "thread/search",
     } <= methods
     unanswered = [method for method, _, answer in exchanges if answer is None]
     assert not unanswered, f"requests the TUI never got an answer to: {unanswered}"
