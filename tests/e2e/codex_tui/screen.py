@@ -39,15 +39,16 @@ def tmux_binary() -> str:
 
 
 class Screen:
-    """One detached tmux session of our own (a unique name, killed by `close`)."""
+    """One detached tmux session on a tmux server of its own (socket `socket`), ended by `close`."""
 
-    def __init__(self, name: str) -> None:
+    def __init__(self, name: str, socket: Path) -> None:
         self.name = name
-        self.tmux = tmux_binary()
+        self.socket = socket
+        self.tmux = [tmux_binary(), "-S", str(socket)]
 
     @classmethod
-    def start(cls, argv: Sequence[str], *, cwd: Path, env: Mapping[str, str]) -> Screen:
-        screen = cls(f"tether-e2e-{uuid.uuid4().hex[:10]}")
+    def start(cls, argv: Sequence[str], *, cwd: Path, env: Mapping[str, str], socket: Path) -> Screen:
+        screen = cls(f"tether-e2e-{uuid.uuid4().hex[:10]}", socket)
         exports = " ".join(f"{k}={shlex.quote(v)}" for k, v in env.items())
         command = f"cd {shlex.quote(str(cwd))} && exec env {exports} {shlex.join(argv)}"
         # The pane stays after the program exits so that its last screen can be read.
@@ -56,7 +57,7 @@ class Screen:
         return screen
 
     def _run(self, *args: str) -> str:
-        done = subprocess.run([self.tmux, *args], capture_output=True, text=True, check=True, timeout=10)
+        done = subprocess.run([*self.tmux, *args], capture_output=True, text=True, check=True, timeout=10)
         return done.stdout
 
     def text(self) -> str:
@@ -90,4 +91,5 @@ class Screen:
         raise AssertionError(f"timed out waiting for {what}; the screen shows:\n{shown}")
 
     def close(self) -> None:
-        subprocess.run([self.tmux, "kill-session", "-t", self.name], capture_output=True, timeout=10)
+        subprocess.run([*self.tmux, "kill-server"], capture_output=True, timeout=10)
+        self.socket.unlink(missing_ok=True)

@@ -77,7 +77,7 @@ async def _tui(remote: str, work: Path, tmp_path: Path, token: str | None = None
         # The daemon's generated ws token, sent by the TUI as a bearer token (through the relay).
         env[TOKEN_VAR] = token
         argv += ["--remote-auth-token-env", TOKEN_VAR]
-    screen = Screen.start(argv, cwd=work, env=env)
+    screen = Screen.start(argv, cwd=work, env=env, socket=tmp_path / "tmux.sock")
     try:
         yield screen
     finally:
