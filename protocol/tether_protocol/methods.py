@@ -22,9 +22,11 @@ from tether_protocol.v2 import notifications as n
 from tether_protocol.v2 import review as rv
 from tether_protocol.v2 import review_mode as rm
 from tether_protocol.v2 import thread_admin as ta
+from tether_protocol.v2 import thread_extras as tx
 from tether_protocol.v2 import thread_history as th
 from tether_protocol.v2 import thread_lifecycle as tl
 from tether_protocol.v2 import turn as tu
+from tether_protocol.v2 import workspace as ws
 from tether_protocol.v2.initialize import InitializeParams, InitializeResponse
 
 _T = "thread_id"
@@ -230,6 +232,80 @@ CONFIG_READ = MethodSpec(
 FS_READ_FILE = MethodSpec(
     "fs/readFile", fs.FsReadFileParams, fs.FsReadFileResponse, doc="Read a file by absolute path."
 )
+CONFIG_VALUE_WRITE = MethodSpec(
+    "config/value/write",
+    cfg.ConfigValueWriteParams,
+    cfg.ConfigWriteResponse,
+    doc="Set one key in config.toml, keeping its comments.",
+)
+CONFIG_BATCH_WRITE = MethodSpec(
+    "config/batchWrite",
+    cfg.ConfigBatchWriteParams,
+    cfg.ConfigWriteResponse,
+    doc="Set several keys in config.toml at once; optionally reload the daemon's config.",
+)
+CONFIG_REQUIREMENTS_READ = MethodSpec(
+    "configRequirements/read",
+    EmptyParams,
+    cfg.ConfigRequirementsReadResponse,
+    doc="Managed requirements (none in Tether).",
+)
+HOOKS_LIST = MethodSpec("hooks/list", ws.HooksListParams, ws.HooksListResponse, doc="Hooks from config.")
+SKILLS_LIST = MethodSpec(
+    "skills/list", ws.SkillsListParams, ws.SkillsListResponse, doc="Skills found in SKILL.md files."
+)
+PLUGIN_INSTALLED = MethodSpec(
+    "plugin/installed",
+    ws.PluginInstalledParams,
+    ws.PluginInstalledResponse,
+    doc="Installed plugins (no marketplaces in Tether).",
+)
+MCP_SERVER_STATUS_LIST = MethodSpec(
+    "mcpServerStatus/list",
+    ws.ListMcpServerStatusParams,
+    ws.ListMcpServerStatusResponse,
+    doc="MCP servers and their tools (none yet).",
+)
+ACCOUNT_BEDROCK_CHECK = MethodSpec(
+    "account/bedrock/checkGovCloudRequirements",
+    EmptyParams,
+    ws.BedrockCheckGovCloudRequirementsResponse,
+    experimental=True,
+    doc="Bedrock GovCloud advisory check (experimental; never applies).",
+)
+THREAD_SEARCH = MethodSpec(
+    "thread/search",
+    tx.ThreadSearchParams,
+    tx.ThreadSearchResponse,
+    experimental=True,
+    doc="Full-text search over stored threads (experimental).",
+)
+THREAD_READ_STATE_UPDATE = MethodSpec(
+    "thread/readState/update",
+    tx.ThreadReadStateUpdateParams,
+    tx.ThreadReadStateUpdateResponse,
+    scope=_T,
+    experimental=True,
+    doc="Mark a thread read or unread (experimental).",
+)
+THREAD_SETTINGS_UPDATE = MethodSpec(
+    "thread/settings/update",
+    tx.ThreadSettingsUpdateParams,
+    tx.ThreadSettingsUpdateResponse,
+    scope=_T,
+    experimental=True,
+    doc="Change the settings of a thread's next turns (experimental).",
+)
+THREAD_GOAL_GET = MethodSpec(
+    "thread/goal/get", tx.ThreadGoalGetParams, tx.ThreadGoalGetResponse, doc="A thread's goal (none)."
+)
+THREAD_BACKGROUND_TERMINALS_LIST = MethodSpec(
+    "thread/backgroundTerminals/list",
+    tx.ThreadBackgroundTerminalsListParams,
+    tx.ThreadBackgroundTerminalsListResponse,
+    experimental=True,
+    doc="Commands still running after their turn (experimental).",
+)
 
 FS_WRITE_FILE = MethodSpec(
     "fs/writeFile", fs.FsWriteFileParams, fs.FsWriteFileResponse, doc="Replace a file's content (atomic)."
@@ -334,6 +410,19 @@ _client: list[AnyMethodSpec] = [
     FUZZY_FILE_SEARCH_SESSION_UPDATE,
     FUZZY_FILE_SEARCH_SESSION_STOP,
     REVIEW_START,
+    CONFIG_VALUE_WRITE,
+    CONFIG_BATCH_WRITE,
+    CONFIG_REQUIREMENTS_READ,
+    HOOKS_LIST,
+    SKILLS_LIST,
+    PLUGIN_INSTALLED,
+    MCP_SERVER_STATUS_LIST,
+    ACCOUNT_BEDROCK_CHECK,
+    THREAD_SEARCH,
+    THREAD_READ_STATE_UPDATE,
+    THREAD_SETTINGS_UPDATE,
+    THREAD_GOAL_GET,
+    THREAD_BACKGROUND_TERMINALS_LIST,
 ]
 
 _notifications: list[NotificationSpec] = [
@@ -349,6 +438,11 @@ _notifications: list[NotificationSpec] = [
         "thread/tokenUsage/updated", n.ThreadTokenUsageUpdatedNotification, doc="Token usage after a call."
     ),
     NotificationSpec("thread/compacted", n.ContextCompactedNotification, doc="Deprecated; never emitted."),
+    NotificationSpec(
+        "thread/readState/changed",
+        tx.ThreadReadStateChangedNotification,
+        doc="A thread's read marker moved.",
+    ),
     NotificationSpec("thread/goal/cleared", n.ThreadGoalClearedNotification, doc="Goal cleared (on resume)."),
     NotificationSpec("turn/started", n.TurnStartedNotification, doc="A turn began."),
     NotificationSpec("turn/completed", n.TurnCompletedNotification, doc="A turn ended (any status)."),

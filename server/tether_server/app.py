@@ -15,6 +15,7 @@ from tether_protocol.v2.notifications import ConfigWarningNotification
 from tether_server import __version__, log
 from tether_server.auth import Credentials
 from tether_server.config import Config, LoadedConfig, prepare_home, resolve_api_key
+from tether_server.core import compaction
 from tether_server.core.execpolicy import RULES_DIR, ExecRules
 from tether_server.core.ids import now_s
 from tether_server.core.session import SessionDeps
@@ -23,6 +24,7 @@ from tether_server.processor import command, projection
 from tether_server.processor.approvals import ApprovalBroker
 from tether_server.processor.handlers import UNIMPLEMENTED, build_routes
 from tether_server.processor.lifecycle import IdleUnloader
+from tether_server.processor.read_marks import ReadMarks
 from tether_server.processor.state import ServerState
 from tether_server.processor.subscriptions import Subscriptions
 from tether_server.providers.base import ModelProvider, ProviderSettings
@@ -208,6 +210,7 @@ class App:
         deps = self._session_deps(providers, capability, approvals)
         threads = ThreadManager(store, deps, projection.notification, loaded_threads)
         threads.on_loaded.append(subscriptions.attach)
+        threads.on_loaded.append(ReadMarks(store, lambda: connections).attach)
         state = ServerState(
             self.loaded,
             self.home,
@@ -254,7 +257,8 @@ class App:
             home=self.home,
             agents_max_bytes=cfg.project_doc_max_bytes,
             stream_max_retries=provider_info.stream_max_retries if provider_info else 5,
-            context_window=cfg.model_context_window,
+            # The window compaction works to (configured, else the default) is the one clients show.
+            context_window=cfg.model_context_window or compaction.DEFAULT_CONTEXT_WINDOW,
             auto_compact_token_limit=cfg.model_auto_compact_token_limit,
             allow_login_shell=cfg.allow_login_shell,
             gate=SandboxGate(capability, [*private, *host]),

@@ -13,6 +13,8 @@ from pydantic import ValidationError
 from tether_protocol.methods import CLIENT_METHODS, SERVER_NOTIFICATIONS
 
 REFERENCE = Path(__file__).resolve().parents[2].parent / "shared" / "reference" / "codex-app-server-0.169.0"
+EXPERIMENTAL = Path(__file__).resolve().parents[2] / "conformance" / "reference-experimental"
+"""The `--experimental` schema of the same binary: methods clients use that the stable one lacks."""
 
 
 def reference_dir() -> Path:
@@ -36,6 +38,14 @@ def _defs() -> dict[str, Any]:
 
 
 @cache
+def _experimental_defs() -> dict[str, Any]:
+    data: dict[str, Any] = json.loads(
+        (EXPERIMENTAL / "codex_app_server_protocol.v2.schemas.json").read_text()
+    )
+    return data
+
+
+@cache
 def _notification_validator() -> jsonschema.Draft7Validator:
     root = _load("ServerNotification.json")
     return jsonschema.Draft7Validator(root)
@@ -46,23 +56,30 @@ def _server_request_validator() -> jsonschema.Draft7Validator:
     return jsonschema.Draft7Validator(_load("ServerRequest.json"))
 
 
-def _response_def_name(method: str) -> str | None:
+def _response_def_name(method: str, defs: dict[str, Any]) -> str | None:
     spec = CLIENT_METHODS.get(method)
-    if spec is not None and spec.result.__name__ in _defs():
+    if spec is not None and spec.result.__name__ in defs:
         return spec.result.__name__
     guess = "".join(part[:1].upper() + part[1:] for part in method.split("/")) + "Response"
-    return guess if guess in _defs() else None
+    return guess if guess in defs else None
+
+
+def _response_schema(method: str) -> dict[str, Any] | None:
+    """The stable reference's result schema; else the experimental one's (for experimental methods)."""
+    for root in (_load("codex_app_server_protocol.v2.schemas.json"), _experimental_defs()):
+        name = _response_def_name(method, root["definitions"])
+        if name is not None:
+            return {"$ref": f"#/definitions/{name}", "definitions": root["definitions"]}
+    return None
 
 
 def response_errors(method: str, result: dict[str, Any]) -> list[str]:
     if method == "initialize":
-        schema = _load("v1/InitializeResponse.json")
-        return [e.message for e in jsonschema.Draft7Validator(schema).iter_errors(result)]
-    name = _response_def_name(method)
-    if name is None:
+        v1 = _load("v1/InitializeResponse.json")
+        return [e.message for e in jsonschema.Draft7Validator(v1).iter_errors(result)]
+    schema = _response_schema(method)
+    if schema is None:
         return []
-    root = _load("codex_app_server_protocol.v2.schemas.json")
-    schema = {"$ref": f"#/definitions/{name}", "definitions": root["definitions"]}
     return [
         f"{'/'.join(map(str, e.absolute_path))}: {e.message}"
         for e in jsonschema.Draft7Validator(schema).iter_errors(result)

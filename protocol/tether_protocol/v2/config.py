@@ -87,3 +87,58 @@ class ConfigReadResponse(WireModel):
     config: dict[str, JsonValue]
     origins: dict[str, ConfigLayerMetadata] = Field(default_factory=dict)
     layers: list[ConfigLayer] | None = None
+
+
+MergeStrategy = Literal["replace", "upsert"]
+WriteStatus = Literal["ok", "okOverridden"]
+
+
+class ConfigEdit(WireModel):
+    """One key to set: a dotted `keyPath` and its JSON `value` (`null` removes the key)."""
+
+    key_path: str
+    value: JsonValue
+    merge_strategy: MergeStrategy
+
+
+class ConfigValueWriteParams(WireModel):
+    """`config/value/write` params."""
+
+    key_path: str
+    value: JsonValue
+    merge_strategy: MergeStrategy
+    file_path: str | None = None
+    expected_version: str | None = None
+
+
+class ConfigBatchWriteParams(WireModel):
+    """`config/batchWrite` params: the edits are applied together or not at all."""
+
+    edits: list[ConfigEdit]
+    file_path: str | None = None
+    expected_version: str | None = None
+    reload_user_config: bool = False
+
+
+class OverriddenMetadata(WireModel):
+    """A written key that a higher layer (a `-c` flag) still masks."""
+
+    message: str
+    overriding_layer: ConfigLayerMetadata
+    effective_value: JsonValue
+
+
+class ConfigWriteResponse(WireModel):
+    """Result of both config writes: the file written and its new version."""
+
+    status: WriteStatus
+    version: str
+    file_path: str
+    overridden_metadata: OverriddenMetadata | None = None
+
+
+class ConfigRequirementsReadResponse(WireModel):
+    """Managed requirements (`requirements.toml`, MDM); Tether has none, so `requirements` is null."""
+
+    requirements: JsonValue = None
+    supports_independent_speed_modes: bool | None = None

@@ -45,6 +45,9 @@ class LoadedConfig:
         path: the config.toml that was read (it may not exist).
         profile: the selected profile, if any.
         versions: layer name → content fingerprint ("sha256:…"), for config/read.
+        overrides: the `-c` strings it was loaded with (a reload applies them again).
+        strict: whether unknown keys were errors.
+        cli_profile: the profile chosen on the command line, if any.
     """
 
     config: Config
@@ -53,6 +56,18 @@ class LoadedConfig:
     path: Path
     profile: str | None = None
     versions: dict[str, str] = field(default_factory=dict)
+    overrides: tuple[str, ...] = ()
+    strict: bool = False
+    cli_profile: str | None = None
+
+    def reload(self, text: str | None = None) -> LoadedConfig:
+        """The same layers loaded again, from `text` as config.toml's content when given.
+
+        Raises:
+            ConfigError: as `load_config`.
+        """
+        home = self.path.parent
+        return load_config(home, self.overrides, strict=self.strict, profile=self.cli_profile, text=text)
 
 
 def load_config(
@@ -61,6 +76,7 @@ def load_config(
     *,
     strict: bool = False,
     profile: str | None = None,
+    text: str | None = None,
 ) -> LoadedConfig:
     """Load `home/config.toml` (missing means defaults), a profile, and `-c` overrides.
 
@@ -71,12 +87,14 @@ def load_config(
         overrides: `key=value` strings as given to `-c`.
         strict: raise on unknown keys instead of warning.
         profile: a profile name that wins over the `profile` key in the file or overrides.
+        text: config.toml's content, to validate a new content before it is written.
 
     Raises:
         ConfigError: unreadable or invalid TOML, a bad value, an unknown provider or profile.
     """
     path = home / "config.toml"
-    text = _read(path)
+    if text is None:
+        text = _read(path)
     user = _parse(text, path)
     cli = parse_cli_overrides(overrides)
     _reject_untrusted(user, cli)
@@ -87,7 +105,17 @@ def load_config(
     origins = _origins(config, layers)
     if profile is not None:
         origins["profile"] = "cli"
-    return LoadedConfig(config, warnings, origins, path, chosen, _versions(text, overrides))
+    return LoadedConfig(
+        config,
+        warnings,
+        origins,
+        path,
+        chosen,
+        _versions(text, overrides),
+        tuple(overrides),
+        strict,
+        profile,
+    )
 
 
 def with_overrides(config: Config, overrides: Mapping[str, Any]) -> Config:
@@ -182,11 +210,13 @@ def _origins(config: Config, layers: Sequence[tuple[Origin, Table]]) -> dict[str
     return origins
 
 
-def _versions(text: str, overrides: Sequence[str]) -> dict[str, str]:
-    def digest(data: str) -> str:
-        return "sha256:" + hashlib.sha256(data.encode()).hexdigest()
+def content_version(data: str) -> str:
+    """The version of a config file's content, as config/read reports it and writes check it."""
+    return "sha256:" + hashlib.sha256(data.encode()).hexdigest()
 
-    return {"user": digest(text), "cli": digest("\n".join(overrides))}
+
+def _versions(text: str, overrides: Sequence[str]) -> dict[str, str]:
+    return {"user": content_version(text), "cli": content_version("\n".join(overrides))}
 
 
 def _prune_none(table: Table) -> Table:

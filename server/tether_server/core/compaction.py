@@ -120,7 +120,7 @@ async def run_in_turn(session: ThreadSession, turn: ActiveTurn) -> None:
         normalized(recorder.history),
         session.thread_id,
     )
-    initial = context.initial_context(settings, deps.home, deps.agents_max_bytes)
+    initial = context.initial_context(settings, deps.home, deps.agents_max_bytes, deps.context_window)
     recorder.compacted(turn.id, replacement_history(recorder.history, summary, initial))
     session.reference = settings
     session.usage.reset_last(estimate_tokens(recorder.history))

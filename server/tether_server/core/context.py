@@ -10,9 +10,11 @@ from pathlib import Path
 from typing import Any
 
 from tether_server.core.settings import TurnSettings, sandbox_mode_of
+from tether_server.core.skills_context import skills_section
 
 AGENTS_FILE = "AGENTS.md"
 AGENTS_OVERRIDE_FILE = "AGENTS.override.md"
+DEFAULT_WINDOW = 272_000
 
 
 @functools.cache
@@ -143,11 +145,16 @@ def text_message(role: str, *texts: str) -> dict[str, Any]:
     return {"type": "message", "role": role, "content": [{"type": kind, "text": t} for t in texts]}
 
 
-def initial_context(settings: TurnSettings, home: Path | None, agents_max_bytes: int) -> list[dict[str, Any]]:
+def initial_context(
+    settings: TurnSettings, home: Path | None, agents_max_bytes: int, context_window: int | None = None
+) -> list[dict[str, Any]]:
     """The developer + contextual user messages recorded at a thread's first turn."""
     developer = [permissions_text(settings)]
     if settings.developer_instructions:
         developer.append(settings.developer_instructions)
+    skills = skills_section(Path(settings.cwd), home, context_window or DEFAULT_WINDOW)
+    if skills:
+        developer.append(skills)
     user: list[str] = []
     agents = agents_md(Path(settings.cwd), home, agents_max_bytes)
     if agents:

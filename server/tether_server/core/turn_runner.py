@@ -119,7 +119,9 @@ def _record_context(session: ThreadSession, turn: ActiveTurn) -> None:
     """The environment (first turn) or what changed in the settings since the last turn."""
     deps = session.deps
     if session.reference is None:
-        extra = context.initial_context(session.settings, deps.home, deps.agents_max_bytes)
+        extra = context.initial_context(
+            session.settings, deps.home, deps.agents_max_bytes, deps.context_window
+        )
     else:
         extra = context.settings_update(session.reference, session.settings)
     for entry in extra:

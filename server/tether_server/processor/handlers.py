@@ -14,7 +14,19 @@ from typing import TypeVar
 from tether_protocol import methods as m
 from tether_protocol.common import WireModel
 from tether_protocol.spec import MethodSpec
-from tether_server.processor import account, command, fs, fuzzy, history, misc, review, thread, turn
+from tether_server.processor import (
+    account,
+    command,
+    fs,
+    fuzzy,
+    history,
+    misc,
+    review,
+    thread,
+    thread_extras,
+    turn,
+    workspace,
+)
 from tether_server.processor.state import ServerState
 from tether_server.rpc.context import Deferred, RequestContext
 from tether_server.rpc.routes import AnyRoute, Route
@@ -85,5 +97,18 @@ def build_routes(state: ServerState) -> dict[str, AnyRoute]:
         _route(state, m.COMMAND_EXEC_TERMINATE, command.terminate),
         _route(state, m.THREAD_SHELL_COMMAND, turn.shell_command),
         _route(state, m.THREAD_COMPACT_START, turn.compact_start),
+        _route(state, m.CONFIG_VALUE_WRITE, workspace.config_value_write),
+        _route(state, m.CONFIG_BATCH_WRITE, workspace.config_batch_write),
+        _route(state, m.CONFIG_REQUIREMENTS_READ, workspace.config_requirements_read),
+        _route(state, m.HOOKS_LIST, workspace.hooks_list),
+        _route(state, m.SKILLS_LIST, workspace.skills_list),
+        _route(state, m.PLUGIN_INSTALLED, workspace.plugin_installed),
+        _route(state, m.MCP_SERVER_STATUS_LIST, workspace.mcp_server_status_list),
+        _route(state, m.ACCOUNT_BEDROCK_CHECK, workspace.bedrock_check),
+        _route(state, m.THREAD_SEARCH, thread_extras.search),
+        _route(state, m.THREAD_READ_STATE_UPDATE, thread_extras.read_state_update),
+        _route(state, m.THREAD_SETTINGS_UPDATE, thread_extras.settings_update),
+        _route(state, m.THREAD_GOAL_GET, thread_extras.goal_get),
+        _route(state, m.THREAD_BACKGROUND_TERMINALS_LIST, thread_extras.background_terminals_list),
     ]
     return {route.spec.name: route for route in routes}

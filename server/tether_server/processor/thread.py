@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any, cast
 
 from tether_protocol.common import WireModel
@@ -12,6 +13,7 @@ from tether_protocol.v2 import thread_lifecycle as tl
 from tether_protocol.v2.thread import Thread
 from tether_protocol.v2.turn import Turn
 from tether_server import log
+from tether_server.config.trust import config_for_cwd
 from tether_server.core.events import IDLE, NOT_LOADED
 from tether_server.core.ids import now_s
 from tether_server.errors import Conflict, InvalidParams, InvalidRequest, NotFound, archived_message
@@ -20,7 +22,7 @@ from tether_server.processor.lifecycle import announce_recovered
 from tether_server.processor.settings import default_cwd, new_thread_record, thread_settings, wire
 from tether_server.processor.state import ServerState
 from tether_server.processor.subscriptions import encode_event
-from tether_server.processor.views import session_response, thread_view, turn_view
+from tether_server.processor.views import session_response, thread_view, turn_view, wire_read_state
 from tether_server.rpc.connection import Connection
 from tether_server.rpc.context import RequestContext
 from tether_server.rpc.outgoing import send_notification
@@ -43,7 +45,8 @@ async def start(
 ) -> tl.ThreadStartResponse:
     if state.draining:
         raise Conflict("Server is draining; retry after reconnecting", data={"reason": "serverShuttingDown"})
-    settings = thread_settings(state.config.config, params, default_cwd())
+    cwd = Path(params.cwd) if params.cwd else default_cwd()
+    settings = thread_settings(config_for_cwd(state.config, cwd), params, default_cwd())
     record = new_thread_record(settings, originator=state.originator or ctx.connection.client_name)
     log.bind(thread_id=record.id)  # the rest of this request's work is the new thread's
     handle = state.threads.create(record, settings, ephemeral=bool(params.ephemeral))
@@ -126,7 +129,9 @@ async def read(state: ServerState, ctx: RequestContext, params: th.ThreadReadPar
         record, status, loaded, ephemeral = found, None, False, False
     turns = await _turns_of(state, record.id) if params.include_turns and not ephemeral else []
     thread = thread_view(record, status=status, loaded=loaded, ephemeral=ephemeral, turns=turns)
-    return th.ThreadReadResponse(thread=thread, read_state=th.ThreadReadState(revision=str(record.last_seq)))
+    marks = await state.store.read_states([record.id])
+    read_state = wire_read_state(marks[record.id]) if record.id in marks else None
+    return th.ThreadReadResponse(thread=thread, read_state=read_state)
 
 
 def _sort_key(key: object) -> SortKey:
@@ -165,8 +170,12 @@ async def list_threads(
         handle = state.threads.get(record.id)
         status = projection.status_json(handle.status) if handle else None
         data.append(thread_view(record, status=status, loaded=False))
+    marks = await state.store.read_states([record.id for record in page.data])
     return th.ThreadListResponse(
-        data=data, next_cursor=page.next_cursor, backwards_cursor=page.backwards_cursor
+        data=data,
+        next_cursor=page.next_cursor,
+        backwards_cursor=page.backwards_cursor,
+        read_states={tid: wire_read_state(mark) for tid, mark in marks.items()},
     )
 
 

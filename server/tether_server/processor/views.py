@@ -5,11 +5,12 @@ from __future__ import annotations
 from typing import Any, TypeVar
 
 from tether_protocol import CODEX_PROTOCOL_VERSION
+from tether_protocol.v2 import thread_history as th
 from tether_protocol.v2.thread import Thread, ThreadEnvironment, ThreadStatusNotLoaded
 from tether_protocol.v2.thread_lifecycle import ThreadSessionResponse
 from tether_protocol.v2.turn import Turn, TurnItemsView
 from tether_server.core.settings import TurnSettings
-from tether_server.store.base import ThreadRecord, TurnRecord
+from tether_server.store.base import ReadState, ThreadRecord, TurnRecord
 
 S = TypeVar("S", bound=ThreadSessionResponse)
 
@@ -95,4 +96,11 @@ def turn_view(
             "completed_at": record.completed_at,
             "duration_ms": record.duration_ms,
         }
+    )
+
+
+def wire_read_state(stored: ReadState) -> th.ThreadReadState:
+    """A stored read marker as the wire's `ThreadReadState`."""
+    return th.ThreadReadState.model_validate(
+        {"firstUnread": stored.first_unread, "revision": stored.revision}
     )

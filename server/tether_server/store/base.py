@@ -25,6 +25,20 @@ class InvalidCursor(ValueError):
     """An opaque cursor that this store did not produce."""
 
 
+INITIAL_READ_REVISION = "0"
+
+
+@dataclass(frozen=True)
+class ReadState:
+    """A thread's read marker: where unread starts (wire `ThreadUnreadPosition`, None = read).
+
+    `revision` changes with every write, so a client can say which state it saw.
+    """
+
+    first_unread: dict[str, Any] | None = None
+    revision: str = INITIAL_READ_REVISION
+
+
 @dataclass
 class ThreadRecord:
     """Durable thread metadata (one row per thread)."""
@@ -186,4 +200,17 @@ class ThreadStore(Protocol):
 
     async def interrupt_in_progress(self, now: int) -> list[tuple[str, str]]:
         """At startup: mark turns left `inProgress` by a crash as `interrupted`; returns (thread, turn)."""
+        ...
+
+    async def read_states(self, thread_ids: Sequence[str]) -> dict[str, ReadState]:
+        """The read state of each existing thread (never marked: unread nowhere, revision "0")."""
+        ...
+
+    async def set_read_state(
+        self, thread_id: str, first_unread: dict[str, Any] | None, *, expected: str, revision: str
+    ) -> ReadState | None:
+        """Compare-and-set: write when the stored revision is `expected`; return the state now stored.
+
+        None when the thread does not exist; the unchanged state when `expected` is stale.
+        """
         ...

@@ -7,9 +7,9 @@ with the store, just as with rows read from a database.
 from __future__ import annotations
 
 import copy
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import TypeVar
+from typing import Any, TypeVar
 
 from tether_server.store.base import (
     Batch,
@@ -18,6 +18,7 @@ from tether_server.store.base import (
     ItemRecord,
     LoadedThread,
     Page,
+    ReadState,
     SortDirection,
     StoreError,
     ThreadQuery,
@@ -46,6 +47,7 @@ class _Thread:
     items: dict[str, ItemRecord] = field(default_factory=dict)
     history: dict[int, HistoryRecord] = field(default_factory=dict)
     events: dict[int, EventRecord] = field(default_factory=dict)
+    read_state: ReadState = field(default_factory=ReadState)
 
 
 def _rows_after(
@@ -223,6 +225,21 @@ class MemoryThreadStore:
         if thread is not None:
             thread.record.name, thread.record.updated_at = name, at
         return thread is not None
+
+    async def read_states(self, thread_ids: Sequence[str]) -> dict[str, ReadState]:
+        """The marker of each existing thread."""
+        return {tid: self._threads[tid].read_state for tid in thread_ids if tid in self._threads}
+
+    async def set_read_state(
+        self, thread_id: str, first_unread: dict[str, Any] | None, *, expected: str, revision: str
+    ) -> ReadState | None:
+        """Compare-and-set the marker."""
+        thread = self._threads.get(thread_id)
+        if thread is None:
+            return None
+        if thread.read_state.revision == expected:
+            thread.read_state = ReadState(copy.deepcopy(first_unread), revision)
+        return thread.read_state
 
     async def delete_thread(self, thread_id: str) -> bool:
         """Delete the thread with its turns, items, history and events."""

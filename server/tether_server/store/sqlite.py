@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 import sqlite3
-from collections.abc import AsyncIterator, Awaitable, Callable, Iterable
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Any, cast
 
@@ -18,6 +19,7 @@ from tether_server.store.base import (
     ItemRecord,
     LoadedThread,
     Page,
+    ReadState,
     SortDirection,
     StoreError,
     ThreadQuery,
@@ -225,6 +227,42 @@ class SqliteThreadStore:
             rows = await _fetch(conn, sql, (now,))
         return [(r[0], r[1]) for r in sorted(rows, key=lambda r: (r[0], r[2], r[1]))]
 
+    async def read_states(self, thread_ids: Sequence[str]) -> dict[str, ReadState]:
+        """Stored markers, and the initial state for existing threads never marked."""
+        if not thread_ids:
+            return {}
+        marks = ",".join("?" * len(thread_ids))
+        sql = (
+            f"SELECT t.id, r.first_unread, r.revision FROM threads AS t "
+            f"LEFT JOIN read_states AS r ON r.thread_id = t.id WHERE t.id IN ({marks})"
+        )
+        rows = await self._fetch(sql, list(thread_ids))
+        return {row[0]: _read_state(row[1], row[2]) for row in rows}
+
+    async def set_read_state(
+        self, thread_id: str, first_unread: dict[str, Any] | None, *, expected: str, revision: str
+    ) -> ReadState | None:
+        """Compare-and-set the marker in one write transaction."""
+        async with self._transaction() as conn:
+            sql = (
+                "SELECT r.first_unread, r.revision FROM threads AS t "
+                "LEFT JOIN read_states AS r ON r.thread_id = t.id WHERE t.id = ?"
+            )
+            rows = await _fetch(conn, sql, (thread_id,))
+            if not rows:
+                return None
+            current = _read_state(rows[0][0], rows[0][1])
+            if current.revision != expected:
+                return current
+            stored = json.dumps(first_unread) if first_unread is not None else None
+            await conn.execute(
+                "INSERT INTO read_states (thread_id, first_unread, revision) VALUES (?, ?, ?) "
+                "ON CONFLICT (thread_id) DO UPDATE SET first_unread = excluded.first_unread, "
+                "revision = excluded.revision",
+                (thread_id, stored, revision),
+            )
+            return ReadState(first_unread, revision)
+
     def _require(self) -> aiosqlite.Connection:
         if self._conn is None:
             raise StoreError(f"database {self.path} is not open")
@@ -262,6 +300,12 @@ class SqliteThreadStore:
     async def _fetch(self, sql: str, params: Iterable[Any]) -> list[Row]:
         async with self._read() as conn:
             return await _fetch(conn, sql, params)
+
+
+def _read_state(first_unread: str | None, revision: str | None) -> ReadState:
+    if revision is None:
+        return ReadState()
+    return ReadState(json.loads(first_unread) if first_unread else None, revision)
 
 
 async def _fetch(conn: aiosqlite.Connection, sql: str, params: Iterable[Any]) -> list[Row]:

@@ -91,6 +91,10 @@ class ThreadHandle:
     def settings(self) -> TurnSettings:
         return self._s.settings
 
+    def update_settings(self, settings: TurnSettings) -> None:
+        """Settings for the next model requests (`thread/settings/update`), as a steer's overrides."""
+        self._s.settings = settings
+
     @property
     def running(self) -> bool:
         """Whether a turn is active."""

@@ -63,7 +63,7 @@ async def test_a_turn_runs_in_process_and_reads_back_as_typed_turns(
     read = await client.request("thread/read", {"threadId": thread_id, "includeTurns": True})
     (turn,) = m.THREAD_READ.result.model_validate(read).thread.turns
     assert [item.type for item in turn.items] == ["userMessage", "agentMessage"]
-    assert read["readState"] == {"firstUnread": None, "revision": read["readState"]["revision"]}
+    assert isinstance(read["readState"]["revision"], str)  # markers: test_workspace_methods.py
     items = await client.request("thread/items/list", {"threadId": thread_id})
     assert [entry["item"]["type"] for entry in items["data"]] == ["userMessage", "agentMessage"]
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from tests.unit.protocol import wire_samples as s
+from tests.unit.protocol.workspace_samples import workspace_samples
 
 from tether_protocol.common import WireModel
 from tether_protocol.v2 import account as acct
@@ -480,3 +481,6 @@ SCHEMALESS_MODELS: dict[str, WireModel] = {
     ),
 }
 """Models without a same-shaped reference definition (InitializeResponse lives in the v1 folder)."""
+
+
+REFERENCE_SAMPLES.extend(workspace_samples())

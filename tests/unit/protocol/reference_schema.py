@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from jsonschema import Draft7Validator
-from tests.support.schema import reference_dir
+from tests.support.schema import EXPERIMENTAL, reference_dir
 
 REFERENCE_DIR: Path = reference_dir()
 _ROOT_FILES = ("ClientRequest.json", "ServerNotification.json", "ServerRequest.json")
@@ -26,6 +26,10 @@ def reference_definitions() -> dict[str, Any]:
     for name in _ROOT_FILES:
         merged.update(_load(name).get("definitions", {}))
     merged.update(_load("codex_app_server_protocol.v2.schemas.json")["definitions"])
+    # Methods only the experimental surface has (thread/search, …) are checked against it.
+    experimental = json.loads((EXPERIMENTAL / "codex_app_server_protocol.v2.schemas.json").read_text())
+    for name, definition in experimental["definitions"].items():
+        merged.setdefault(name, definition)
     return merged
 
 

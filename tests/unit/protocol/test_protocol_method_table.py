@@ -48,6 +48,14 @@ CORE_METHODS = {
     "fs/unwatch",
     "fuzzyFileSearch",
     "review/start",
+    "config/value/write",
+    "config/batchWrite",
+    "configRequirements/read",
+    "hooks/list",
+    "skills/list",
+    "plugin/installed",
+    "mcpServerStatus/list",
+    "thread/goal/get",
 }
 UNSCOPED = {
     "initialize",
@@ -75,6 +83,14 @@ UNSCOPED = {
     "command/exec/write",
     "command/exec/resize",
     "command/exec/terminate",
+    "config/value/write",
+    "config/batchWrite",
+    "configRequirements/read",
+    "hooks/list",
+    "skills/list",
+    "plugin/installed",
+    "mcpServerStatus/list",
+    "thread/goal/get",
 }
 
 
@@ -83,6 +99,11 @@ EXPERIMENTAL_METHODS = {
     "fuzzyFileSearch/sessionStart",
     "fuzzyFileSearch/sessionUpdate",
     "fuzzyFileSearch/sessionStop",
+    "account/bedrock/checkGovCloudRequirements",
+    "thread/search",
+    "thread/readState/update",
+    "thread/settings/update",
+    "thread/backgroundTerminals/list",
 }
 
 

@@ -21,6 +21,7 @@ from tether_protocol.v2 import notifications as n
 from tether_protocol.v2 import review as rv
 from tether_protocol.v2 import sandbox as sb
 from tether_protocol.v2 import thread as th
+from tether_protocol.v2 import thread_extras as tx
 from tether_protocol.v2 import thread_history as hi
 from tether_protocol.v2 import turn as tu
 
@@ -282,6 +283,10 @@ NOTIFICATION_SAMPLES: dict[str, WireModel] = {
     "thread/deleted": n.ThreadDeletedNotification(thread_id=THREAD_ID),
     "thread/name/updated": n.ThreadNameUpdatedNotification(thread_id=THREAD_ID, thread_name="Renamed"),
     "thread/reverted": n.ThreadRevertedNotification(thread_id=THREAD_ID),
+    "thread/readState/changed": tx.ThreadReadStateChangedNotification(
+        thread_id=THREAD_ID,
+        read_state=hi.ThreadReadState(first_unread=hi.ThreadUnreadStart(), revision="r-2"),
+    ),
     "thread/tokenUsage/updated": n.ThreadTokenUsageUpdatedNotification(
         thread_id=THREAD_ID,
         turn_id=TURN_ID,

@@ -34,11 +34,13 @@ export type AudioInput = { fileId?: string | null; type: "audio"; url?: string |
 
 export type BaseBranchReviewTarget = { branch: string; type: "baseBranch"; };
 
+export type BedrockCheckGovCloudRequirementsResponse = { isGovCloud: boolean; shouldWarn: boolean; };
+
 export type ByteRange = { end: number; start: number; };
 
 export type ClientInfo = { name: string; title?: string | null; version: string; };
 
-export type ClientRequest = { id: RequestId; method: "initialize"; params: InitializeParams; } | { id: RequestId; method: "thread/start"; params: ThreadStartParams; } | { id: RequestId; method: "thread/resume"; params: ThreadResumeParams; } | { id: RequestId; method: "thread/fork"; params: ThreadForkParams; } | { id: RequestId; method: "thread/list"; params: ThreadListParams; } | { id: RequestId; method: "thread/read"; params: ThreadReadParams; } | { id: RequestId; method: "thread/turns/list"; params: ThreadTurnsListParams; } | { id: RequestId; method: "thread/items/list"; params: ThreadItemsListParams; } | { id: RequestId; method: "thread/archive"; params: ThreadArchiveParams; } | { id: RequestId; method: "thread/unarchive"; params: ThreadUnarchiveParams; } | { id: RequestId; method: "thread/delete"; params: ThreadDeleteParams; } | { id: RequestId; method: "thread/name/set"; params: ThreadSetNameParams; } | { id: RequestId; method: "thread/compact/start"; params: ThreadCompactStartParams; } | { id: RequestId; method: "thread/revert"; params: ThreadRevertParams; } | { id: RequestId; method: "thread/unsubscribe"; params: ThreadUnsubscribeParams; } | { id: RequestId; method: "thread/loaded/list"; params: ThreadLoadedListParams; } | { id: RequestId; method: "thread/shellCommand"; params: ThreadShellCommandParams; } | { id: RequestId; method: "turn/start"; params: TurnStartParams; } | { id: RequestId; method: "turn/steer"; params: TurnSteerParams; } | { id: RequestId; method: "turn/interrupt"; params: TurnInterruptParams; } | { id: RequestId; method: "command/exec"; params: CommandExecParams; } | { id: RequestId; method: "command/exec/write"; params: CommandExecWriteParams; } | { id: RequestId; method: "command/exec/resize"; params: CommandExecResizeParams; } | { id: RequestId; method: "command/exec/terminate"; params: CommandExecTerminateParams; } | { id: RequestId; method: "model/list"; params: ModelListParams; } | { id: RequestId; method: "account/read"; params: GetAccountParams; } | { id: RequestId; method: "account/login/start"; params: LoginAccountParams; } | { id: RequestId; method: "account/logout"; params: EmptyParams; } | { id: RequestId; method: "collaborationMode/list"; params: CollaborationModeListParams; } | { id: RequestId; method: "config/read"; params: ConfigReadParams; } | { id: RequestId; method: "fs/readFile"; params: FsReadFileParams; } | { id: RequestId; method: "fs/writeFile"; params: FsWriteFileParams; } | { id: RequestId; method: "fs/createDirectory"; params: FsCreateDirectoryParams; } | { id: RequestId; method: "fs/getMetadata"; params: FsGetMetadataParams; } | { id: RequestId; method: "fs/readDirectory"; params: FsReadDirectoryParams; } | { id: RequestId; method: "fs/remove"; params: FsRemoveParams; } | { id: RequestId; method: "fs/copy"; params: FsCopyParams; } | { id: RequestId; method: "fs/watch"; params: FsWatchParams; } | { id: RequestId; method: "fs/unwatch"; params: FsUnwatchParams; } | { id: RequestId; method: "fuzzyFileSearch"; params: FuzzyFileSearchParams; } | { id: RequestId; method: "fuzzyFileSearch/sessionStart"; params: FuzzyFileSearchSessionStartParams; } | { id: RequestId; method: "fuzzyFileSearch/sessionUpdate"; params: FuzzyFileSearchSessionUpdateParams; } | { id: RequestId; method: "fuzzyFileSearch/sessionStop"; params: FuzzyFileSearchSessionStopParams; } | { id: RequestId; method: "review/start"; params: ReviewStartParams; };
+export type ClientRequest = { id: RequestId; method: "initialize"; params: InitializeParams; } | { id: RequestId; method: "thread/start"; params: ThreadStartParams; } | { id: RequestId; method: "thread/resume"; params: ThreadResumeParams; } | { id: RequestId; method: "thread/fork"; params: ThreadForkParams; } | { id: RequestId; method: "thread/list"; params: ThreadListParams; } | { id: RequestId; method: "thread/read"; params: ThreadReadParams; } | { id: RequestId; method: "thread/turns/list"; params: ThreadTurnsListParams; } | { id: RequestId; method: "thread/items/list"; params: ThreadItemsListParams; } | { id: RequestId; method: "thread/archive"; params: ThreadArchiveParams; } | { id: RequestId; method: "thread/unarchive"; params: ThreadUnarchiveParams; } | { id: RequestId; method: "thread/delete"; params: ThreadDeleteParams; } | { id: RequestId; method: "thread/name/set"; params: ThreadSetNameParams; } | { id: RequestId; method: "thread/compact/start"; params: ThreadCompactStartParams; } | { id: RequestId; method: "thread/revert"; params: ThreadRevertParams; } | { id: RequestId; method: "thread/unsubscribe"; params: ThreadUnsubscribeParams; } | { id: RequestId; method: "thread/loaded/list"; params: ThreadLoadedListParams; } | { id: RequestId; method: "thread/shellCommand"; params: ThreadShellCommandParams; } | { id: RequestId; method: "turn/start"; params: TurnStartParams; } | { id: RequestId; method: "turn/steer"; params: TurnSteerParams; } | { id: RequestId; method: "turn/interrupt"; params: TurnInterruptParams; } | { id: RequestId; method: "command/exec"; params: CommandExecParams; } | { id: RequestId; method: "command/exec/write"; params: CommandExecWriteParams; } | { id: RequestId; method: "command/exec/resize"; params: CommandExecResizeParams; } | { id: RequestId; method: "command/exec/terminate"; params: CommandExecTerminateParams; } | { id: RequestId; method: "model/list"; params: ModelListParams; } | { id: RequestId; method: "account/read"; params: GetAccountParams; } | { id: RequestId; method: "account/login/start"; params: LoginAccountParams; } | { id: RequestId; method: "account/logout"; params: EmptyParams; } | { id: RequestId; method: "collaborationMode/list"; params: CollaborationModeListParams; } | { id: RequestId; method: "config/read"; params: ConfigReadParams; } | { id: RequestId; method: "fs/readFile"; params: FsReadFileParams; } | { id: RequestId; method: "fs/writeFile"; params: FsWriteFileParams; } | { id: RequestId; method: "fs/createDirectory"; params: FsCreateDirectoryParams; } | { id: RequestId; method: "fs/getMetadata"; params: FsGetMetadataParams; } | { id: RequestId; method: "fs/readDirectory"; params: FsReadDirectoryParams; } | { id: RequestId; method: "fs/remove"; params: FsRemoveParams; } | { id: RequestId; method: "fs/copy"; params: FsCopyParams; } | { id: RequestId; method: "fs/watch"; params: FsWatchParams; } | { id: RequestId; method: "fs/unwatch"; params: FsUnwatchParams; } | { id: RequestId; method: "fuzzyFileSearch"; params: FuzzyFileSearchParams; } | { id: RequestId; method: "fuzzyFileSearch/sessionStart"; params: FuzzyFileSearchSessionStartParams; } | { id: RequestId; method: "fuzzyFileSearch/sessionUpdate"; params: FuzzyFileSearchSessionUpdateParams; } | { id: RequestId; method: "fuzzyFileSearch/sessionStop"; params: FuzzyFileSearchSessionStopParams; } | { id: RequestId; method: "review/start"; params: ReviewStartParams; } | { id: RequestId; method: "config/value/write"; params: ConfigValueWriteParams; } | { id: RequestId; method: "config/batchWrite"; params: ConfigBatchWriteParams; } | { id: RequestId; method: "configRequirements/read"; params: EmptyParams; } | { id: RequestId; method: "hooks/list"; params: HooksListParams; } | { id: RequestId; method: "skills/list"; params: SkillsListParams; } | { id: RequestId; method: "plugin/installed"; params: PluginInstalledParams; } | { id: RequestId; method: "mcpServerStatus/list"; params: ListMcpServerStatusParams; } | { id: RequestId; method: "account/bedrock/checkGovCloudRequirements"; params: EmptyParams; } | { id: RequestId; method: "thread/search"; params: ThreadSearchParams; } | { id: RequestId; method: "thread/readState/update"; params: ThreadReadStateUpdateParams; } | { id: RequestId; method: "thread/settings/update"; params: ThreadSettingsUpdateParams; } | { id: RequestId; method: "thread/goal/get"; params: ThreadGoalGetParams; } | { id: RequestId; method: "thread/backgroundTerminals/list"; params: ThreadBackgroundTerminalsListParams; };
 
 export type CodexErrorInfo = ("contextWindowExceeded" | "sessionBudgetExceeded" | "usageLimitExceeded" | "rateLimitExceeded" | "flexUnavailable" | "serverOverloaded" | "modelNotFound" | "policyCapacityUnavailable" | "inferenceHookDenied" | "cyberPolicy" | "misalignmentPolicyViolation" | "tooManyDenials" | "internalServerError" | "unauthorized" | "badRequest" | "threadRollbackFailed" | "sandboxError" | "other") | HttpConnectionFailedInfo | ResponseStreamConnectionFailedInfo | ResponseStreamDisconnectedInfo | ResponseTooManyFailedAttemptsInfo | ActiveTurnNotSteerableInfo;
 
@@ -88,6 +90,10 @@ export type CommandGuardianApprovalReviewAction = { command: string; cwd: string
 
 export type CommitReviewTarget = { sha: string; title?: string | null; type: "commit"; };
 
+export type ConfigBatchWriteParams = { edits: Array<ConfigEdit>; expectedVersion?: string | null; filePath?: string | null; reloadUserConfig?: boolean; };
+
+export type ConfigEdit = { keyPath: string; mergeStrategy: "replace" | "upsert"; value: unknown; };
+
 export type ConfigLayer = { config: unknown; disabledReason: string | null; name: ConfigLayerSource; version: string; };
 
 export type ConfigLayerMetadata = { name: ConfigLayerSource; version: string; };
@@ -98,7 +104,13 @@ export type ConfigReadParams = { cwd?: string | null; includeLayers?: boolean; }
 
 export type ConfigReadResponse = { config: { [key: string]: unknown }; layers: Array<ConfigLayer> | null; origins: { [key: string]: ConfigLayerMetadata; }; };
 
+export type ConfigRequirementsReadResponse = { requirements: unknown; supportsIndependentSpeedModes: boolean | null; };
+
+export type ConfigValueWriteParams = { expectedVersion?: string | null; filePath?: string | null; keyPath: string; mergeStrategy: "replace" | "upsert"; value: unknown; };
+
 export type ConfigWarningNotification = { details: string | null; path: string | null; range: TextRange | null; summary: string; };
+
+export type ConfigWriteResponse = { filePath: string; overriddenMetadata: OverriddenMetadata | null; status: "ok" | "okOverridden"; version: string; };
 
 export type ContextCompactedNotification = { threadId: string; turnId: string; };
 
@@ -222,6 +234,16 @@ export type GuardianApprovalReview = { rationale: string | null; riskLevel: ("lo
 
 export type GuardianApprovalReviewAction = CommandGuardianApprovalReviewAction | ApplyPatchGuardianApprovalReviewAction;
 
+export type HookErrorInfo = { message: string; path: string; };
+
+export type HookMetadata = { command: string; currentHash: string; displayOrder: number; enabled: boolean; eventName: "preModelRequest" | "postModelRequest" | "preToolUse" | "permissionRequest" | "postToolUse" | "preCompact" | "postCompact" | "sessionStart" | "sessionEnd" | "userPromptSubmit" | "subagentStart" | "subagentStop" | "stop" | "interrupt"; handlerType: "command"; isManaged: boolean; key: string; matcher: string | null; source: "user" | "project"; sourcePath: string; statusMessage: string | null; timeoutSec: number; trustStatus: "trusted" | "untrusted" | "modified" | "managed"; };
+
+export type HooksListEntry = { cwd: string; errors: Array<HookErrorInfo>; hooks: Array<HookMetadata>; warnings: Array<string>; };
+
+export type HooksListParams = { cwds?: Array<string>; threadId?: string | null; };
+
+export type HooksListResponse = { data: Array<HooksListEntry>; };
+
 export type HttpConnectionFailedInfo = { httpConnectionFailed: HttpStatusDetail; };
 
 export type HttpStatusDetail = { httpStatusCode: number | null; };
@@ -251,6 +273,10 @@ export type ItemGuardianApprovalReviewStartedNotification = { action: GuardianAp
 export type ItemStartedNotification = { item: ThreadItem; startedAtMs: number; threadId: string; turnId: string; };
 
 export type ListFilesCommandAction = { command: string; path: string | null; type: "listFiles"; };
+
+export type ListMcpServerStatusParams = { cursor?: string | null; limit?: number | null; serverName?: string | null; threadId?: string | null; };
+
+export type ListMcpServerStatusResponse = { data: Array<unknown>; nextCursor: string | null; };
 
 export type LocalAudioInput = { path: string; type: "localAudio"; };
 
@@ -300,6 +326,8 @@ export type OpenPageWebAction = { type: "openPage"; url: string | null; };
 
 export type OtherWebAction = { type: "other"; };
 
+export type OverriddenMetadata = { effectiveValue: unknown; message: string; overridingLayer: ConfigLayerMetadata; };
+
 export type PackagedDefaultsLayerSource = { file: string; type: "packagedDefaults"; };
 
 export type PatchChangeKind = AddChange | DeleteChange | UpdateChange;
@@ -307,6 +335,10 @@ export type PatchChangeKind = AddChange | DeleteChange | UpdateChange;
 export type PlanDeltaNotification = { delta: string; itemId: string; threadId: string; turnId: string; };
 
 export type PlanItem = { completedAtMs: number | null; id: string; startedAtMs: number | null; text: string; type: "plan"; };
+
+export type PluginInstalledParams = { cwds?: Array<string> | null; installSuggestionPluginNames?: Array<string> | null; };
+
+export type PluginInstalledResponse = { marketplaceLoadErrors: Array<unknown>; marketplaces: Array<unknown>; };
 
 export type ProjectLayerSource = { dotCodexFolder: string; type: "project"; };
 
@@ -317,6 +349,8 @@ export type RateLimitWindow = { resetsAt: number | null; usedPercent: number; wi
 export type ReadCommandAction = { command: string; name: string; path: string; type: "read"; };
 
 export type ReadOnlyPolicy = { networkAccess?: boolean; type: "readOnly"; };
+
+export type ReadOperation = { type: "read"; };
 
 export type ReasoningEffortOption = { description: string; reasoningEffort: string; };
 
@@ -350,7 +384,7 @@ export type SearchCommandAction = { command: string; path: string | null; query:
 
 export type SearchWebAction = { queries: Array<string> | null; query: string | null; type: "search"; };
 
-export type ServerNotification = { emittedAtMs?: number; method: "thread/started"; params: ThreadStartedNotification; } | { emittedAtMs?: number; method: "thread/status/changed"; params: ThreadStatusChangedNotification; } | { emittedAtMs?: number; method: "thread/closed"; params: ThreadClosedNotification; } | { emittedAtMs?: number; method: "thread/archived"; params: ThreadArchivedNotification; } | { emittedAtMs?: number; method: "thread/unarchived"; params: ThreadUnarchivedNotification; } | { emittedAtMs?: number; method: "thread/deleted"; params: ThreadDeletedNotification; } | { emittedAtMs?: number; method: "thread/name/updated"; params: ThreadNameUpdatedNotification; } | { emittedAtMs?: number; method: "thread/reverted"; params: ThreadRevertedNotification; } | { emittedAtMs?: number; method: "thread/tokenUsage/updated"; params: ThreadTokenUsageUpdatedNotification; } | { emittedAtMs?: number; method: "thread/compacted"; params: ContextCompactedNotification; } | { emittedAtMs?: number; method: "thread/goal/cleared"; params: ThreadGoalClearedNotification; } | { emittedAtMs?: number; method: "turn/started"; params: TurnStartedNotification; } | { emittedAtMs?: number; method: "turn/completed"; params: TurnCompletedNotification; } | { emittedAtMs?: number; method: "turn/diff/updated"; params: TurnDiffUpdatedNotification; } | { emittedAtMs?: number; method: "turn/plan/updated"; params: TurnPlanUpdatedNotification; } | { emittedAtMs?: number; method: "item/started"; params: ItemStartedNotification; } | { emittedAtMs?: number; method: "item/completed"; params: ItemCompletedNotification; } | { emittedAtMs?: number; method: "item/agentMessage/delta"; params: AgentMessageDeltaNotification; } | { emittedAtMs?: number; method: "item/plan/delta"; params: PlanDeltaNotification; } | { emittedAtMs?: number; method: "item/reasoning/summaryTextDelta"; params: ReasoningSummaryTextDeltaNotification; } | { emittedAtMs?: number; method: "item/reasoning/summaryPartAdded"; params: ReasoningSummaryPartAddedNotification; } | { emittedAtMs?: number; method: "item/reasoning/textDelta"; params: ReasoningTextDeltaNotification; } | { emittedAtMs?: number; method: "item/commandExecution/outputDelta"; params: CommandExecutionOutputDeltaNotification; } | { emittedAtMs?: number; method: "item/commandExecution/terminalInteraction"; params: TerminalInteractionNotification; } | { emittedAtMs?: number; method: "item/fileChange/outputDelta"; params: FileChangeOutputDeltaNotification; } | { emittedAtMs?: number; method: "item/autoApprovalReview/started"; params: ItemGuardianApprovalReviewStartedNotification; } | { emittedAtMs?: number; method: "item/autoApprovalReview/completed"; params: ItemGuardianApprovalReviewCompletedNotification; } | { emittedAtMs?: number; method: "item/fileChange/patchUpdated"; params: FileChangePatchUpdatedNotification; } | { emittedAtMs?: number; method: "serverRequest/resolved"; params: ServerRequestResolvedNotification; } | { emittedAtMs?: number; method: "error"; params: ErrorNotification; } | { emittedAtMs?: number; method: "warning"; params: WarningNotification; } | { emittedAtMs?: number; method: "deprecationNotice"; params: DeprecationNoticeNotification; } | { emittedAtMs?: number; method: "configWarning"; params: ConfigWarningNotification; } | { emittedAtMs?: number; method: "command/exec/outputDelta"; params: CommandExecOutputDeltaNotification; } | { emittedAtMs?: number; method: "account/updated"; params: AccountUpdatedNotification; } | { emittedAtMs?: number; method: "account/login/completed"; params: AccountLoginCompletedNotification; } | { emittedAtMs?: number; method: "account/rateLimits/updated"; params: AccountRateLimitsUpdatedNotification; } | { emittedAtMs?: number; method: "remoteControl/status/changed"; params: RemoteControlStatusChangedNotification; } | { emittedAtMs?: number; method: "fs/changed"; params: FsChangedNotification; } | { emittedAtMs?: number; method: "fuzzyFileSearch/sessionUpdated"; params: FuzzyFileSearchSessionUpdatedNotification; } | { emittedAtMs?: number; method: "fuzzyFileSearch/sessionCompleted"; params: FuzzyFileSearchSessionCompletedNotification; };
+export type ServerNotification = { emittedAtMs?: number; method: "thread/started"; params: ThreadStartedNotification; } | { emittedAtMs?: number; method: "thread/status/changed"; params: ThreadStatusChangedNotification; } | { emittedAtMs?: number; method: "thread/closed"; params: ThreadClosedNotification; } | { emittedAtMs?: number; method: "thread/archived"; params: ThreadArchivedNotification; } | { emittedAtMs?: number; method: "thread/unarchived"; params: ThreadUnarchivedNotification; } | { emittedAtMs?: number; method: "thread/deleted"; params: ThreadDeletedNotification; } | { emittedAtMs?: number; method: "thread/name/updated"; params: ThreadNameUpdatedNotification; } | { emittedAtMs?: number; method: "thread/reverted"; params: ThreadRevertedNotification; } | { emittedAtMs?: number; method: "thread/tokenUsage/updated"; params: ThreadTokenUsageUpdatedNotification; } | { emittedAtMs?: number; method: "thread/compacted"; params: ContextCompactedNotification; } | { emittedAtMs?: number; method: "thread/readState/changed"; params: ThreadReadStateChangedNotification; } | { emittedAtMs?: number; method: "thread/goal/cleared"; params: ThreadGoalClearedNotification; } | { emittedAtMs?: number; method: "turn/started"; params: TurnStartedNotification; } | { emittedAtMs?: number; method: "turn/completed"; params: TurnCompletedNotification; } | { emittedAtMs?: number; method: "turn/diff/updated"; params: TurnDiffUpdatedNotification; } | { emittedAtMs?: number; method: "turn/plan/updated"; params: TurnPlanUpdatedNotification; } | { emittedAtMs?: number; method: "item/started"; params: ItemStartedNotification; } | { emittedAtMs?: number; method: "item/completed"; params: ItemCompletedNotification; } | { emittedAtMs?: number; method: "item/agentMessage/delta"; params: AgentMessageDeltaNotification; } | { emittedAtMs?: number; method: "item/plan/delta"; params: PlanDeltaNotification; } | { emittedAtMs?: number; method: "item/reasoning/summaryTextDelta"; params: ReasoningSummaryTextDeltaNotification; } | { emittedAtMs?: number; method: "item/reasoning/summaryPartAdded"; params: ReasoningSummaryPartAddedNotification; } | { emittedAtMs?: number; method: "item/reasoning/textDelta"; params: ReasoningTextDeltaNotification; } | { emittedAtMs?: number; method: "item/commandExecution/outputDelta"; params: CommandExecutionOutputDeltaNotification; } | { emittedAtMs?: number; method: "item/commandExecution/terminalInteraction"; params: TerminalInteractionNotification; } | { emittedAtMs?: number; method: "item/fileChange/outputDelta"; params: FileChangeOutputDeltaNotification; } | { emittedAtMs?: number; method: "item/autoApprovalReview/started"; params: ItemGuardianApprovalReviewStartedNotification; } | { emittedAtMs?: number; method: "item/autoApprovalReview/completed"; params: ItemGuardianApprovalReviewCompletedNotification; } | { emittedAtMs?: number; method: "item/fileChange/patchUpdated"; params: FileChangePatchUpdatedNotification; } | { emittedAtMs?: number; method: "serverRequest/resolved"; params: ServerRequestResolvedNotification; } | { emittedAtMs?: number; method: "error"; params: ErrorNotification; } | { emittedAtMs?: number; method: "warning"; params: WarningNotification; } | { emittedAtMs?: number; method: "deprecationNotice"; params: DeprecationNoticeNotification; } | { emittedAtMs?: number; method: "configWarning"; params: ConfigWarningNotification; } | { emittedAtMs?: number; method: "command/exec/outputDelta"; params: CommandExecOutputDeltaNotification; } | { emittedAtMs?: number; method: "account/updated"; params: AccountUpdatedNotification; } | { emittedAtMs?: number; method: "account/login/completed"; params: AccountLoginCompletedNotification; } | { emittedAtMs?: number; method: "account/rateLimits/updated"; params: AccountRateLimitsUpdatedNotification; } | { emittedAtMs?: number; method: "remoteControl/status/changed"; params: RemoteControlStatusChangedNotification; } | { emittedAtMs?: number; method: "fs/changed"; params: FsChangedNotification; } | { emittedAtMs?: number; method: "fuzzyFileSearch/sessionUpdated"; params: FuzzyFileSearchSessionUpdatedNotification; } | { emittedAtMs?: number; method: "fuzzyFileSearch/sessionCompleted"; params: FuzzyFileSearchSessionCompletedNotification; };
 
 export type ServerRequest = { id: RequestId; method: "item/commandExecution/requestApproval"; params: CommandExecutionRequestApprovalParams; } | { id: RequestId; method: "item/fileChange/requestApproval"; params: FileChangeRequestApprovalParams; } | { id: RequestId; method: "item/tool/requestUserInput"; params: ToolRequestUserInputParams; };
 
@@ -360,7 +394,17 @@ export type SessionFlagsLayerSource = { type: "sessionFlags"; };
 
 export type SessionSource = ("cli" | "vscode" | "exec" | "appServer" | "unknown") | CustomSessionSource | SubAgentSessionSource;
 
+export type SkillErrorInfo = { message: string; path: string; };
+
 export type SkillInput = { name: string; path: string; type: "skill"; };
+
+export type SkillMetadata = { description: string; enabled: boolean; name: string; path: string; pluginId: string | null; scope: "user" | "repo" | "system" | "admin"; shortDescription: string | null; };
+
+export type SkillsListEntry = { cwd: string; errors: Array<SkillErrorInfo>; skills: Array<SkillMetadata>; };
+
+export type SkillsListParams = { cwds?: Array<string>; forceReload?: boolean; };
+
+export type SkillsListResponse = { data: Array<SkillsListEntry>; };
 
 export type SubAgentSessionSource = { subAgent: unknown; };
 
@@ -384,6 +428,12 @@ export type ThreadArchiveResponse = { [key: string]: unknown };
 
 export type ThreadArchivedNotification = { threadId: string; };
 
+export type ThreadBackgroundTerminal = { command: string; cwd: string; itemId: string; osPid: number | null; processId: string; };
+
+export type ThreadBackgroundTerminalsListParams = { cursor?: string | null; limit?: number | null; threadId: string; };
+
+export type ThreadBackgroundTerminalsListResponse = { data: Array<ThreadBackgroundTerminal>; nextCursor: string | null; };
+
 export type ThreadClosedNotification = { threadId: string; };
 
 export type ThreadCompactStartParams = { threadId: string; };
@@ -403,6 +453,10 @@ export type ThreadForkParams = { approvalPolicy?: AskForApproval | null; approva
 export type ThreadForkResponse = { activePermissionProfile: ActivePermissionProfile | null; approvalPolicy: AskForApproval; approvalsReviewer: "user" | "auto_review" | "guardian_subagent"; cwd: string; disabledPluginIds: Array<string>; instructionSources: Array<string>; model: string; modelProvider: string; multiAgentMode: ("explicitRequestOnly" | "proactive") | null; reasoningEffort: string | null; runtimeWorkspaceRoots: Array<string> | null; sandbox: SandboxPolicy; serviceTier: string | null; thread: Thread; };
 
 export type ThreadGoalClearedNotification = { threadId: string; };
+
+export type ThreadGoalGetParams = { threadId: string; };
+
+export type ThreadGoalGetResponse = { goal: unknown; };
 
 export type ThreadItem = UserMessageItem | AgentMessageItem | ReasoningItem | PlanItem | CommandExecutionItem | FileChangeItem | McpToolCallItem | DynamicToolCallItem | WebSearchItem | ContextCompactionItem | ImageViewItem | EnteredReviewModeItem | ExitedReviewModeItem;
 
@@ -432,6 +486,14 @@ export type ThreadReadResponse = { readState: ThreadReadState | null; thread: Th
 
 export type ThreadReadState = { firstUnread: ThreadUnreadPosition | null; revision: string; };
 
+export type ThreadReadStateChangedNotification = { readState: ThreadReadState; threadId: string; };
+
+export type ThreadReadStateOperation = ReadOperation | UnreadOperation;
+
+export type ThreadReadStateUpdateParams = { expectedRevision: string; operation: ThreadReadStateOperation; threadId: string; };
+
+export type ThreadReadStateUpdateResponse = { readState: ThreadReadState; };
+
 export type ThreadResumeParams = { afterSeq?: number | null; approvalPolicy?: AskForApproval | null; approvalsReviewer?: ("user" | "auto_review" | "guardian_subagent") | null; baseInstructions?: string | null; config?: { [key: string]: unknown } | null; cwd?: string | null; developerInstructions?: string | null; excludeTurns?: boolean; model?: string | null; modelProvider?: string | null; path?: string | null; permissions?: string | null; personality?: ("none" | "friendly" | "pragmatic") | null; runtimeWorkspaceRoots?: Array<string> | null; sandbox?: ("read-only" | "workspace-write" | "danger-full-access") | null; serviceTier?: string | null; threadId: string; };
 
 export type ThreadResumeResponse = { activePermissionProfile: ActivePermissionProfile | null; approvalPolicy: AskForApproval; approvalsReviewer: "user" | "auto_review" | "guardian_subagent"; collaborationMode: CollaborationMode | null; cwd: string; disabledPluginIds: Array<string>; initialTurnsPage: unknown; instructionSources: Array<string>; itemsBackwardsCursor: string | null; model: string; modelProvider: string; multiAgentMode: ("explicitRequestOnly" | "proactive") | null; reasoningEffort: string | null; runtimeWorkspaceRoots: Array<string> | null; sandbox: SandboxPolicy; serviceTier: string | null; thread: Thread; turnsBackwardsCursor: string | null; };
@@ -442,11 +504,21 @@ export type ThreadRevertResponse = { itemsBackwardsCursor: string | null; thread
 
 export type ThreadRevertedNotification = { threadId: string; };
 
+export type ThreadSearchParams = { archived?: boolean | null; currentAccountOnly?: boolean; cursor?: string | null; includeAttachedThreads?: boolean; limit?: number | null; searchTerm: string; sortDirection?: ("asc" | "desc") | null; sortKey?: ("created_at" | "updated_at" | "recency_at") | null; sourceKinds?: (Array<"cli" | "vscode" | "exec" | "appServer" | "subAgent" | "subAgentReview" | "subAgentCompact" | "subAgentThreadSpawn" | "subAgentOther" | "unknown">) | null; };
+
+export type ThreadSearchResponse = { backwardsCursor: string | null; data: Array<ThreadSearchResult>; nextCursor: string | null; };
+
+export type ThreadSearchResult = { snippet: string; thread: Thread; };
+
 export type ThreadSection = { appearance: unknown; id: string; name: string; };
 
 export type ThreadSetNameParams = { name: string; threadId: string; };
 
 export type ThreadSetNameResponse = { [key: string]: unknown };
+
+export type ThreadSettingsUpdateParams = { approvalPolicy?: AskForApproval | null; approvalsReviewer?: ("user" | "auto_review" | "guardian_subagent") | null; collaborationMode?: unknown; cwd?: string | null; effort?: string | null; model?: string | null; personality?: ("none" | "friendly" | "pragmatic") | null; sandboxPolicy?: SandboxPolicy | null; serviceTier?: string | null; summary?: ("auto" | "concise" | "detailed" | "none") | null; threadId: string; };
+
+export type ThreadSettingsUpdateResponse = { [key: string]: unknown };
 
 export type ThreadShellCommandParams = { command: string; threadId: string; timeoutMs?: number | null; };
 
@@ -537,6 +609,8 @@ export type TurnToolOutput = { name: string; namespace?: string | null; output: 
 export type UncommittedChangesReviewTarget = { type: "uncommittedChanges"; };
 
 export type UnknownCommandAction = { command: string; type: "unknown"; };
+
+export type UnreadOperation = { type: "unread"; };
 
 export type UpdateChange = { move_path: string | null; type: "update"; };
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from tether_server.store.migrations.v0001_initial import STATEMENTS as V0001
 from tether_server.store.migrations.v0002_search import STATEMENTS as V0002
+from tether_server.store.migrations.v0003_read_state import STATEMENTS as V0003
 
-MIGRATIONS: tuple[tuple[str, ...], ...] = (V0001, V0002)
+MIGRATIONS: tuple[tuple[str, ...], ...] = (V0001, V0002, V0003)
 SCHEMA_VERSION = len(MIGRATIONS)

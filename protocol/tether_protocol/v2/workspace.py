@@ -1,0 +1,154 @@
+"""What a workspace offers besides threads: hooks, skills, plugins, MCP servers, provider checks."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import Field
+
+from tether_protocol.common import JsonValue, WireModel
+
+HookEventName = Literal[
+    "preModelRequest",
+    "postModelRequest",
+    "preToolUse",
+    "permissionRequest",
+    "postToolUse",
+    "preCompact",
+    "postCompact",
+    "sessionStart",
+    "sessionEnd",
+    "userPromptSubmit",
+    "subagentStart",
+    "subagentStop",
+    "stop",
+    "interrupt",
+]
+
+
+class HooksListParams(WireModel):
+    """`hooks/list` params: the working directories to inspect (empty: the daemon's cwd)."""
+
+    cwds: list[str] = Field(default_factory=list)
+    thread_id: str | None = None
+
+
+class HookErrorInfo(WireModel):
+    """A hook definition that could not be read."""
+
+    path: str
+    message: str
+
+
+class HookMetadata(WireModel):
+    """One configured command hook."""
+
+    key: str
+    event_name: HookEventName
+    handler_type: Literal["command"] = "command"
+    command: str
+    matcher: str | None = None
+    timeout_sec: int
+    status_message: str | None = None
+    source_path: str
+    source: Literal["user", "project"] = "user"
+    display_order: int
+    enabled: bool = True
+    is_managed: bool = False
+    current_hash: str
+    trust_status: Literal["trusted", "untrusted", "modified", "managed"] = "trusted"
+
+
+class HooksListEntry(WireModel):
+    """The hooks that apply in one working directory."""
+
+    cwd: str
+    hooks: list[HookMetadata] = Field(default_factory=list)
+    warnings: list[str] = Field(default_factory=list)
+    errors: list[HookErrorInfo] = Field(default_factory=list)
+
+
+class HooksListResponse(WireModel):
+    """`hooks/list` result."""
+
+    data: list[HooksListEntry]
+
+
+SkillScope = Literal["user", "repo", "system", "admin"]
+
+
+class SkillsListParams(WireModel):
+    """`skills/list` params."""
+
+    cwds: list[str] = Field(default_factory=list)
+    force_reload: bool = False
+
+
+class SkillMetadata(WireModel):
+    """A skill found in a `SKILL.md` file."""
+
+    name: str
+    description: str
+    path: str
+    scope: SkillScope
+    enabled: bool = True
+    short_description: str | None = None
+    plugin_id: str | None = None
+
+
+class SkillErrorInfo(WireModel):
+    """A `SKILL.md` that could not be read."""
+
+    path: str
+    message: str
+
+
+class SkillsListEntry(WireModel):
+    """The skills visible from one working directory."""
+
+    cwd: str
+    skills: list[SkillMetadata] = Field(default_factory=list)
+    errors: list[SkillErrorInfo] = Field(default_factory=list)
+
+
+class SkillsListResponse(WireModel):
+    """`skills/list` result."""
+
+    data: list[SkillsListEntry]
+
+
+class PluginInstalledParams(WireModel):
+    """`plugin/installed` params."""
+
+    cwds: list[str] | None = None
+    install_suggestion_plugin_names: list[str] | None = None
+
+
+class PluginInstalledResponse(WireModel):
+    """`plugin/installed` result; Tether has no plugin marketplaces, so both lists are empty."""
+
+    marketplaces: list[JsonValue] = Field(default_factory=list)
+    marketplace_load_errors: list[JsonValue] = Field(default_factory=list)
+
+
+class ListMcpServerStatusParams(WireModel):
+    """`mcpServerStatus/list` params."""
+
+    cursor: str | None = None
+    limit: int | None = None
+    server_name: str | None = None
+    thread_id: str | None = None
+
+
+class ListMcpServerStatusResponse(WireModel):
+    """`mcpServerStatus/list` result; empty until Tether connects MCP servers."""
+
+    data: list[JsonValue] = Field(default_factory=list)
+    next_cursor: str | None = None
+
+
+class BedrockCheckGovCloudRequirementsResponse(WireModel):
+    """Tether has no Bedrock provider: never GovCloud, nothing to warn about."""
+
+    is_gov_cloud: bool = False
+    should_warn: bool = False

@@ -1,0 +1,121 @@
+"""thread/search, thread/readState/update, thread/settings/update, thread/goal/get, background terminals."""
+
+from __future__ import annotations
+
+import uuid
+from typing import cast
+
+from tether_protocol.v2 import thread_extras as tx
+from tether_protocol.v2.turn import TurnStartParams
+from tether_server.errors import Conflict, InvalidRequest, NotFound
+from tether_server.processor import projection
+from tether_server.processor.read_marks import experimental
+from tether_server.processor.settings import turn_settings, wire
+from tether_server.processor.state import ServerState
+from tether_server.processor.views import thread_view, wire_read_state
+from tether_server.rpc.context import RequestContext
+from tether_server.rpc.outgoing import send_notification
+from tether_server.store.base import InvalidCursor, SortKey, ThreadQuery, ThreadRecord
+
+REVISION_CONFLICT = "thread changed since it was last read; read it again"
+
+
+async def _record_or_fail(state: ServerState, thread_id: str) -> ThreadRecord:
+    handle = state.threads.get(thread_id)
+    if handle is not None:
+        return handle.record
+    record = await state.store.get_thread(thread_id)
+    if record is None:
+        raise NotFound(f"thread not found: {thread_id}")
+    return record
+
+
+def _snippet(record: ThreadRecord, term: str) -> str:
+    for text in (record.name or "", record.preview or ""):
+        if term.lower() in text.lower():
+            return text
+    return record.preview or record.name or ""
+
+
+async def search(
+    state: ServerState, ctx: RequestContext, params: tx.ThreadSearchParams
+) -> tx.ThreadSearchResponse:
+    """The full-text index `thread/list`'s `searchTerm` uses, with a snippet per thread."""
+    term = params.search_term.strip()
+    if not term:
+        raise InvalidRequest("searchTerm must not be empty")
+    query = ThreadQuery(
+        limit=max(1, min(params.limit or 25, 100)),
+        cursor=params.cursor,
+        sort_key=cast(SortKey, wire(params.sort_key) or "created_at"),
+        sort_direction=wire(params.sort_direction) or "desc",
+        archived=bool(params.archived),
+        sources=[str(wire(kind)) for kind in params.source_kinds] if params.source_kinds else None,
+        search_term=term,
+    )
+    try:
+        page = await state.store.list_threads(query)
+    except InvalidCursor:
+        raise InvalidRequest(f"invalid cursor: {params.cursor}") from None
+    data = []
+    for record in page.data:
+        handle = state.threads.get(record.id)
+        status = projection.status_json(handle.status) if handle else None
+        thread = thread_view(record, status=status, loaded=False)
+        data.append(tx.ThreadSearchResult(thread=thread, snippet=_snippet(record, term)))
+    return tx.ThreadSearchResponse(
+        data=data, next_cursor=page.next_cursor, backwards_cursor=page.backwards_cursor
+    )
+
+
+async def read_state_update(
+    state: ServerState, ctx: RequestContext, params: tx.ThreadReadStateUpdateParams
+) -> tx.ThreadReadStateUpdateResponse:
+    """Mark a thread read (nothing unread) or unread (from its start), guarded by the revision seen."""
+    await _record_or_fail(state, params.thread_id)
+    unread = {"type": "threadStart"} if wire(params.operation).get("type") == "unread" else None
+    revision = str(uuid.uuid4())
+    stored = await state.store.set_read_state(
+        params.thread_id, unread, expected=params.expected_revision, revision=revision
+    )
+    if stored is None:
+        raise NotFound(f"thread not found: {params.thread_id}")
+    read_state = wire_read_state(stored)
+    if stored.revision != revision:
+        raise Conflict(REVISION_CONFLICT, data={"readState": read_state.wire()})
+    changed = tx.ThreadReadStateChangedNotification(thread_id=params.thread_id, read_state=read_state)
+    ctx.after_response(
+        lambda: send_notification(
+            experimental(state.connections()), "thread/readState/changed", changed.wire()
+        )
+    )
+    return tx.ThreadReadStateUpdateResponse(read_state=read_state)
+
+
+async def settings_update(
+    state: ServerState, ctx: RequestContext, params: tx.ThreadSettingsUpdateParams
+) -> tx.ThreadSettingsUpdateResponse:
+    """Change the settings the thread's next turns start with (as `turn/start` overrides do)."""
+    handle = state.threads.get(params.thread_id)
+    if handle is None:
+        raise NotFound(f"thread not loaded: {params.thread_id}")
+    overrides = TurnStartParams.model_validate(
+        {"threadId": params.thread_id, "input": [], **params.model_dump(by_alias=True, exclude_none=True)}
+    )
+    handle.update_settings(turn_settings(handle.settings, overrides))
+    return tx.ThreadSettingsUpdateResponse()
+
+
+async def goal_get(
+    state: ServerState, ctx: RequestContext, params: tx.ThreadGoalGetParams
+) -> tx.ThreadGoalGetResponse:
+    await _record_or_fail(state, params.thread_id)
+    return tx.ThreadGoalGetResponse(goal=None)
+
+
+async def background_terminals_list(
+    state: ServerState, ctx: RequestContext, params: tx.ThreadBackgroundTerminalsListParams
+) -> tx.ThreadBackgroundTerminalsListResponse:
+    """Tether ends a turn's commands with the turn, so none outlive it."""
+    await _record_or_fail(state, params.thread_id)
+    return tx.ThreadBackgroundTerminalsListResponse()
