@@ -1,7 +1,7 @@
 """THE method table: every wire method Tether knows, with its types.
 
 Dispatch, schema export, the SDK and the docs all read these three tables; adding a method means
-adding its models and one entry here (and one handler in the server's processor map, which is
+adding its models and one constant here (and one handler in the server's processor map, which is
 checked against this table both ways). Each client method is also a named constant, typed by its
 params and result models, so that the server binds handlers to it with a static type check.
 """
@@ -9,17 +9,16 @@ params and result models, so that the server binds handlers to it with a static 
 from __future__ import annotations
 
 from tether_protocol.common import EmptyParams, EmptyResult
-from tether_protocol.spec import AnyMethodSpec, MethodSpec, NotificationSpec, ServerRequestSpec
+from tether_protocol.server_methods import SERVER_NOTIFICATIONS as SERVER_NOTIFICATIONS
+from tether_protocol.server_methods import SERVER_REQUESTS as SERVER_REQUESTS
+from tether_protocol.spec import AnyMethodSpec, MethodSpec
 from tether_protocol.v2 import account as acct
-from tether_protocol.v2 import approvals as ap
 from tether_protocol.v2 import collaboration as collab
 from tether_protocol.v2 import command as cmd
 from tether_protocol.v2 import config as cfg
 from tether_protocol.v2 import fs
 from tether_protocol.v2 import fuzzy as fz
 from tether_protocol.v2 import model as mdl
-from tether_protocol.v2 import notifications as n
-from tether_protocol.v2 import review as rv
 from tether_protocol.v2 import review_mode as rm
 from tether_protocol.v2 import thread_admin as ta
 from tether_protocol.v2 import thread_extras as tx
@@ -365,196 +364,7 @@ REVIEW_START = MethodSpec(
     doc="Review changes (working tree, branch, commit or custom) in a turn of the thread.",
 )
 
-_client: list[AnyMethodSpec] = [
-    INITIALIZE,
-    THREAD_START,
-    THREAD_RESUME,
-    THREAD_FORK,
-    THREAD_LIST,
-    THREAD_READ,
-    THREAD_TURNS_LIST,
-    THREAD_ITEMS_LIST,
-    THREAD_ARCHIVE,
-    THREAD_UNARCHIVE,
-    THREAD_DELETE,
-    THREAD_NAME_SET,
-    THREAD_COMPACT_START,
-    THREAD_REVERT,
-    THREAD_UNSUBSCRIBE,
-    THREAD_LOADED_LIST,
-    THREAD_SHELL_COMMAND,
-    TURN_START,
-    TURN_STEER,
-    TURN_INTERRUPT,
-    COMMAND_EXEC,
-    COMMAND_EXEC_WRITE,
-    COMMAND_EXEC_RESIZE,
-    COMMAND_EXEC_TERMINATE,
-    MODEL_LIST,
-    ACCOUNT_READ,
-    ACCOUNT_LOGIN_START,
-    ACCOUNT_LOGOUT,
-    COLLABORATION_MODE_LIST,
-    CONFIG_READ,
-    FS_READ_FILE,
-    FS_WRITE_FILE,
-    FS_CREATE_DIRECTORY,
-    FS_GET_METADATA,
-    FS_READ_DIRECTORY,
-    FS_REMOVE,
-    FS_COPY,
-    FS_WATCH,
-    FS_UNWATCH,
-    FUZZY_FILE_SEARCH,
-    FUZZY_FILE_SEARCH_SESSION_START,
-    FUZZY_FILE_SEARCH_SESSION_UPDATE,
-    FUZZY_FILE_SEARCH_SESSION_STOP,
-    REVIEW_START,
-    CONFIG_VALUE_WRITE,
-    CONFIG_BATCH_WRITE,
-    CONFIG_REQUIREMENTS_READ,
-    HOOKS_LIST,
-    SKILLS_LIST,
-    PLUGIN_INSTALLED,
-    MCP_SERVER_STATUS_LIST,
-    ACCOUNT_BEDROCK_CHECK,
-    THREAD_SEARCH,
-    THREAD_READ_STATE_UPDATE,
-    THREAD_SETTINGS_UPDATE,
-    THREAD_GOAL_GET,
-    THREAD_BACKGROUND_TERMINALS_LIST,
-]
-
-_notifications: list[NotificationSpec] = [
-    NotificationSpec("thread/started", n.ThreadStartedNotification, doc="A thread was created or forked."),
-    NotificationSpec("thread/status/changed", n.ThreadStatusChangedNotification, doc="Thread status moved."),
-    NotificationSpec("thread/closed", n.ThreadClosedNotification, doc="A thread was unloaded."),
-    NotificationSpec("thread/archived", n.ThreadArchivedNotification, doc="A thread was archived."),
-    NotificationSpec("thread/unarchived", n.ThreadUnarchivedNotification, doc="A thread was unarchived."),
-    NotificationSpec("thread/deleted", n.ThreadDeletedNotification, doc="A thread was deleted."),
-    NotificationSpec("thread/name/updated", n.ThreadNameUpdatedNotification, doc="A thread was renamed."),
-    NotificationSpec("thread/reverted", n.ThreadRevertedNotification, doc="A thread's history was cut."),
-    NotificationSpec(
-        "thread/tokenUsage/updated", n.ThreadTokenUsageUpdatedNotification, doc="Token usage after a call."
-    ),
-    NotificationSpec("thread/compacted", n.ContextCompactedNotification, doc="Deprecated; never emitted."),
-    NotificationSpec(
-        "thread/readState/changed",
-        tx.ThreadReadStateChangedNotification,
-        doc="A thread's read marker moved.",
-    ),
-    NotificationSpec("thread/goal/cleared", n.ThreadGoalClearedNotification, doc="Goal cleared (on resume)."),
-    NotificationSpec("turn/started", n.TurnStartedNotification, doc="A turn began."),
-    NotificationSpec("turn/completed", n.TurnCompletedNotification, doc="A turn ended (any status)."),
-    NotificationSpec("turn/diff/updated", n.TurnDiffUpdatedNotification, doc="Cumulative diff of the turn."),
-    NotificationSpec("turn/plan/updated", n.TurnPlanUpdatedNotification, doc="The agent's plan changed."),
-    NotificationSpec("item/started", n.ItemStartedNotification, doc="An item began."),
-    NotificationSpec("item/completed", n.ItemCompletedNotification, doc="An item reached its final state."),
-    NotificationSpec(
-        "item/agentMessage/delta", n.AgentMessageDeltaNotification, doc="Streamed message text."
-    ),
-    NotificationSpec("item/plan/delta", n.PlanDeltaNotification, doc="Streamed plan text."),
-    NotificationSpec(
-        "item/reasoning/summaryTextDelta",
-        n.ReasoningSummaryTextDeltaNotification,
-        doc="Streamed reasoning summary text.",
-    ),
-    NotificationSpec(
-        "item/reasoning/summaryPartAdded",
-        n.ReasoningSummaryPartAddedNotification,
-        doc="A new reasoning summary part began.",
-    ),
-    NotificationSpec(
-        "item/reasoning/textDelta", n.ReasoningTextDeltaNotification, doc="Streamed raw reasoning text."
-    ),
-    NotificationSpec(
-        "item/commandExecution/outputDelta",
-        n.CommandExecutionOutputDeltaNotification,
-        doc="Streamed command output.",
-    ),
-    NotificationSpec(
-        "item/commandExecution/terminalInteraction",
-        n.TerminalInteractionNotification,
-        doc="Stdin written to a running command.",
-    ),
-    NotificationSpec(
-        "item/fileChange/outputDelta", n.FileChangeOutputDeltaNotification, doc="Streamed patch output."
-    ),
-    NotificationSpec(
-        "item/autoApprovalReview/started",
-        rv.ItemGuardianApprovalReviewStartedNotification,
-        doc="An approval went to the auto-reviewer (unstable shape).",
-    ),
-    NotificationSpec(
-        "item/autoApprovalReview/completed",
-        rv.ItemGuardianApprovalReviewCompletedNotification,
-        doc="The auto-reviewer decided (unstable shape).",
-    ),
-    NotificationSpec(
-        "item/fileChange/patchUpdated",
-        n.FileChangePatchUpdatedNotification,
-        doc="The proposed patch changed.",
-    ),
-    NotificationSpec(
-        "serverRequest/resolved",
-        n.ServerRequestResolvedNotification,
-        doc="A pending server request was answered or cleared.",
-    ),
-    NotificationSpec("error", n.ErrorNotification, doc="A turn error (maybe retried)."),
-    NotificationSpec("warning", n.WarningNotification, doc="A non-fatal problem."),
-    NotificationSpec(
-        "deprecationNotice", n.DeprecationNoticeNotification, doc="A deprecated feature was used."
-    ),
-    NotificationSpec("configWarning", n.ConfigWarningNotification, doc="A configuration problem."),
-    NotificationSpec(
-        "command/exec/outputDelta", cmd.CommandExecOutputDeltaNotification, doc="Streamed process output."
-    ),
-    NotificationSpec("account/updated", acct.AccountUpdatedNotification, doc="The account changed."),
-    NotificationSpec(
-        "account/login/completed", acct.AccountLoginCompletedNotification, doc="A sign-in finished."
-    ),
-    NotificationSpec(
-        "account/rateLimits/updated", n.AccountRateLimitsUpdatedNotification, doc="Rate limits changed."
-    ),
-    NotificationSpec(
-        "remoteControl/status/changed",
-        n.RemoteControlStatusChangedNotification,
-        doc="Remote-control status (sent after initialize).",
-    ),
-    NotificationSpec("fs/changed", fs.FsChangedNotification, doc="Paths under an `fs/watch` changed."),
-    NotificationSpec(
-        "fuzzyFileSearch/sessionUpdated",
-        fz.FuzzyFileSearchSessionUpdatedNotification,
-        doc="Matches for a session's query.",
-    ),
-    NotificationSpec(
-        "fuzzyFileSearch/sessionCompleted",
-        fz.FuzzyFileSearchSessionCompletedNotification,
-        doc="A session's search finished.",
-    ),
-]
-
-_server_requests: list[ServerRequestSpec] = [
-    ServerRequestSpec(
-        "item/commandExecution/requestApproval",
-        ap.CommandExecutionRequestApprovalParams,
-        ap.CommandExecutionRequestApprovalResponse,
-        doc="Ask to run a command.",
-    ),
-    ServerRequestSpec(
-        "item/fileChange/requestApproval",
-        ap.FileChangeRequestApprovalParams,
-        ap.FileChangeRequestApprovalResponse,
-        doc="Ask to apply a patch.",
-    ),
-    ServerRequestSpec(
-        "item/tool/requestUserInput",
-        ap.ToolRequestUserInputParams,
-        ap.ToolRequestUserInputResponse,
-        doc="Ask the user questions (plan mode).",
-    ),
-]
-
-CLIENT_METHODS: dict[str, AnyMethodSpec] = {m.name: m for m in _client}
-SERVER_NOTIFICATIONS: dict[str, NotificationSpec] = {n.name: n for n in _notifications}
-SERVER_REQUESTS: dict[str, ServerRequestSpec] = {r.name: r for r in _server_requests}
+# Every client method above, in the order defined: a new method is one constant, nothing more.
+CLIENT_METHODS: dict[str, AnyMethodSpec] = {
+    spec.name: spec for spec in list(globals().values()) if isinstance(spec, MethodSpec)
+}
