@@ -18,6 +18,7 @@ How it looks: structlog's console rendering when stderr is a terminal, JSON othe
 from __future__ import annotations
 
 import fcntl
+import logging
 import os
 import stat
 import sys
@@ -162,6 +163,20 @@ def _renderer(console: bool, environ: Mapping[str, str]) -> list[Processor]:
     return [structlog.dev.ConsoleRenderer(colors=colors, exception_formatter=structlog.dev.plain_traceback)]
 
 
+class _StdlibBridge(logging.Handler):
+    """Lines from the standard library's logging (asyncio, websockets, httpx) take the same filter,
+    renderer and non-blocking writer, so stderr stays in one format."""
+
+    def emit(self, record: logging.LogRecord) -> None:
+        try:
+            logger = structlog.get_logger(record.name)
+            method = record.levelname.lower() if record.levelname.lower() in LEVELS else "warning"
+            extra: dict[str, Any] = {"exc_info": record.exc_info} if record.exc_info else {}
+            getattr(logger, method)(record.getMessage(), **extra)
+        except Exception:  # noqa: BLE001 - a log line must never break the daemon
+            return
+
+
 def configure(level: str | None = None, environ: Mapping[str, str] | None = None) -> None:
     """Set up logging from `TETHER_LOG` / `TETHER_LOG_FORMAT` and `--log-level` (`level`)."""
     env = os.environ if environ is None else environ
@@ -180,6 +195,9 @@ def configure(level: str | None = None, environ: Mapping[str, str] | None = None
         logger_factory=_logger_factory,
         cache_logger_on_first_use=True,
     )
+    root = logging.getLogger()
+    root.handlers = [_StdlibBridge()]
+    root.setLevel(logging.WARNING)  # libraries' info and debug chatter is not ours to show
     for entry in filters.problems:
         get("tether_server.log").warning("log.filter_ignored", entry=entry, levels=sorted(LEVELS))
 

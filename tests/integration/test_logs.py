@@ -115,3 +115,23 @@ async def test_logs_on_a_terminal_are_human_lines(tmp_path: Path) -> None:
     assert "[tether_server.rpc.dispatcher]" in line
     assert "transport=stdio" in line
     assert "\x1b[" in seen.decode(errors="replace")  # coloured for a terminal
+
+
+async def test_standard_library_log_lines_share_the_format(tmp_path: Path) -> None:
+    # asyncio's slow-callback warning is the line that used to break the JSON stream under load.
+    code = (
+        "import logging\n"
+        "from tether_server import log\n"
+        "log.configure()\n"
+        "logging.getLogger('asyncio').warning('Executing %s took %.3f seconds', '<Task>', 0.223)\n"
+        "logging.getLogger('httpx').info('chatter below warning')\n"
+    )
+    proc = await asyncio.create_subprocess_exec(
+        sys.executable, "-c", code, stderr=asyncio.subprocess.PIPE, env={**os.environ, "TETHER_LOG": "info"}
+    )
+    async with asyncio.timeout(WAIT_S):
+        _, err = await proc.communicate()
+    lines = [json.loads(line) for line in err.decode().splitlines() if line.strip()]
+    assert [(line["logger"], line["level"], line["event"]) for line in lines] == [
+        ("asyncio", "warning", "Executing <Task> took 0.223 seconds")
+    ]
