@@ -330,7 +330,6 @@ def start_telemetry(config: Config) -> None:
             version=__version__,
             traces=traces,
             logs=logs,
-            log_user_prompt=otel.log_user_prompt,
         )
     except ImportError as exc:
         raise ConfigError(

@@ -40,7 +40,6 @@ class _State:
     log_provider: Any = None
     otel_logger: Any = None
     environment: str = "dev"
-    log_user_prompt: bool = False
 
 
 _state = _State()
@@ -52,7 +51,6 @@ def configure(
     version: str,
     traces: Exporter | None = None,
     logs: Exporter | None = None,
-    log_user_prompt: bool = False,
     span_exporter: Any = None,
 ) -> None:
     """Start exporting. `span_exporter` (an SDK SpanExporter) replaces `traces`' exporter (tests).
@@ -66,7 +64,6 @@ def configure(
         {"service.name": SERVICE_NAME, "service.version": version, "deployment.environment": environment}
     )
     _state.environment = environment
-    _state.log_user_prompt = log_user_prompt
     if traces is not None or span_exporter is not None:
         from opentelemetry.sdk.trace import TracerProvider
         from opentelemetry.sdk.trace.export import BatchSpanProcessor
@@ -113,11 +110,6 @@ def _log_exporter(spec: Exporter) -> Any:
 
 def enabled() -> bool:
     return _state.tracer is not None
-
-
-def log_user_prompt() -> bool:
-    """`[otel] log_user_prompt`: whether a turn span may carry the user's text."""
-    return _state.log_user_prompt
 
 
 class Span:

@@ -112,6 +112,7 @@ OtelExporter = Literal["none", "otlp-http", "otlp-grpc"] | dict[OtlpKind, OtlpEx
 class OtelSettings(_Table):
     """`[otel]`, with Codex's keys: `exporter` sends logs, `trace_exporter` spans.
 
+    Prompts are never exported, so `log_user_prompt` is accepted and has nothing to reveal.
     An exporter is `"none"`, a kind (`"otlp-http"`, `"otlp-grpc"`, with the OTLP defaults and
     `OTEL_EXPORTER_OTLP_*` variables) or a table `{ otlp-http = { endpoint = …, headers = … } }`.
     """
