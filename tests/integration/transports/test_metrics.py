@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import asyncio
+import base64
+import os
 from pathlib import Path
 
 import httpx
@@ -97,4 +100,40 @@ async def test_a_request_and_a_turn_with_a_tool_call_move_the_counters(
         before, "tether_store_commit_duration_seconds_count"
     )
     assert ("tether_queue_depth", frozenset({("queue", "outbox")})) in after
+    await client.close()
+
+
+async def test_requests_refused_with_32001_are_counted_by_scope(
+    socket_server: StartSocketServer, tmp_path: Path
+) -> None:
+    server = await socket_server(
+        "--listen", "ws://127.0.0.1:0", "--metrics", "--max-inflight-per-connection", "1"
+    )
+    client = await server.connect_ws()
+    await client.initialize()
+    fifo = tmp_path / "gate"
+    os.mkfifo(fifo)
+    command = {
+        "command": ["head", "-c1", str(fifo)],
+        "processId": "stuck",
+        "streamStdin": True,
+        "sandboxPolicy": {"type": "dangerFullAccess"},
+    }
+    exited = asyncio.create_task(client.request("command/exec", command))
+    # Opening the FIFO for writing returns once `head` has opened it: the process runs.
+    gate = await asyncio.to_thread(os.open, fifo, os.O_WRONLY)
+    # More than a pipe holds, to a process that does not read: the write stays in flight.
+    stuck_write = {"processId": "stuck", "deltaBase64": base64.b64encode(b"x" * (1 << 20)).decode()}
+    stuck = asyncio.create_task(client.call("command/exec/write", stuck_write))
+    # A task, so that it is sent after the write (tasks start in the order they were created).
+    refused = await asyncio.create_task(client.call("thread/loaded/list", {}))
+    assert refused["error"]["code"] == -32001
+    during = await _samples(server)
+    assert _value(during, "tether_rpc_overloaded_total", scope="connection") == 1
+    assert _value(during, "tether_queue_depth", queue="inflight") == 1
+
+    os.close(gate)  # `head` reads end of input and exits; the stuck write is answered
+    await stuck
+    assert (await exited)["exitCode"] == 0
+    assert _value(await _samples(server), "tether_queue_depth", queue="inflight") == 0
     await client.close()
