@@ -11,6 +11,7 @@ import httpx
 from prometheus_client.parser import text_string_to_metric_families
 
 from tests.integration.transports.conftest import StartSocketServer
+from tests.support.appserver import mock_provider_args
 from tests.support.wsclient import SocketServer
 from tether_testing import script
 from tether_testing.fake_responses import FakeResponsesServer
@@ -137,3 +138,29 @@ async def test_requests_refused_with_32001_are_counted_by_scope(
     assert (await exited)["exitCode"] == 0
     assert _value(await _samples(server), "tether_queue_depth", queue="inflight") == 0
     await client.close()
+
+
+async def test_a_command_refused_because_the_sandbox_is_unavailable_is_counted(
+    fake_model: FakeResponsesServer, tmp_path: Path
+) -> None:
+    fake_model.add(
+        script.reply(script.function_call("exec_command", {"cmd": "echo hi"}, "call_1")),
+        script.text_reply("done"),
+    )
+    # No bwrap on PATH: the start-up probe fails, and sandboxed commands are refused (fail closed).
+    args = [*mock_provider_args(fake_model.base_url), "--listen", "ws://127.0.0.1:0", "--metrics"]
+    server = await SocketServer.start(tmp_path / "home", args, env={"PATH": str(tmp_path / "empty")})
+    try:
+        client = await server.connect_ws()
+        await client.initialize()
+        started = await client.request("thread/start", {"cwd": str(tmp_path), "sandbox": "read-only"})
+        mark = client.mark()
+        text = [{"type": "text", "text": "go"}]
+        await client.request("turn/start", {"threadId": started["thread"]["id"], "input": text})
+        await client.notification("turn/completed", after=mark)
+        samples = await _samples(server)
+        assert _value(samples, "tether_sandbox_refusals_total") == 1
+        assert _value(samples, "tether_tool_calls_total", tool="exec_command", outcome="failed") == 1
+        await client.close()
+    finally:
+        await server.stop()
