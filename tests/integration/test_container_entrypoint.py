@@ -6,6 +6,7 @@ The scripts are the ones the Dockerfile copies in; the daemon is the real one (f
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 import signal
 import stat
@@ -156,3 +157,21 @@ async def test_a_token_given_as_a_secret_is_the_one_the_listener_accepts(
         proc.send_signal(signal.SIGTERM)
         async with asyncio.timeout(STARTUP_S):
             await proc.wait()
+
+
+async def test_a_tether_command_given_to_the_entrypoint_runs_instead_of_the_daemon(tmp_path: Path) -> None:
+    proc = await asyncio.create_subprocess_exec(
+        "sh",
+        str(ENTRYPOINT),
+        "doctor",
+        "--json",
+        stdin=asyncio.subprocess.DEVNULL,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
+        env=_env(tmp_path / "home"),
+    )
+    async with asyncio.timeout(WAIT_S):
+        out, _ = await proc.communicate()
+    report = json.loads(out)
+    assert {check["name"] for check in report["checks"]} >= {"home", "database", "sandbox"}
+    assert not (tmp_path / "home" / "ws-token").exists()  # no daemon set-up for a command
