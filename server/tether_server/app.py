@@ -309,6 +309,11 @@ def _exporter(value: OtelExporter) -> telemetry.Exporter | None:
     if isinstance(value, str):
         return telemetry.Exporter(value)
     kind, spec = next(iter(value.items()))
+    # Said at start rather than found out at the collector: these Codex settings are not applied.
+    if spec.protocol == "json":
+        _log.warning("otel.protocol_ignored", exporter=kind, sent="binary (protobuf)")
+    if spec.tls:
+        _log.warning("otel.tls_ignored", exporter=kind, hint="use OTEL_EXPORTER_OTLP_CERTIFICATE and friends")
     return telemetry.Exporter(kind, spec.endpoint, dict(spec.headers), spec.protocol)
 
 

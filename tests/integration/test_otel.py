@@ -106,3 +106,18 @@ async def test_an_exporter_that_is_not_installed_stops_the_daemon_with_the_fix(t
         _, stderr = await proc.communicate()
     assert proc.returncode == 2
     assert "pip install 'tether[otel]'" in stderr.decode()
+
+
+async def test_codex_exporter_settings_tether_does_not_apply_are_named_at_start(
+    start_server: StartServer, tmp_path: Path
+) -> None:
+    async with OtlpCollector() as collector:
+        endpoint = f"{collector.base_url}/v1/traces"
+        table = f'{{otlp-http={{endpoint="{endpoint}", protocol="json", tls={{ca-certificate="ca.pem"}}}}}}'
+        server = await start_server("-c", f"otel.trace_exporter={table}")
+        await server.request("thread/start", {"cwd": str(tmp_path)})
+        assert await server.close() == 0
+    log = server.stderr()
+    assert "otel.protocol_ignored" in log
+    assert "otel.tls_ignored" in log
+    assert collector.spans()  # the spans were still exported, as protobuf
