@@ -12,14 +12,15 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from tether_protocol.methods import CLIENT_METHODS
 from tether_protocol.v2.notifications import ConfigWarningNotification
-from tether_server import __version__, log
+from tether_server import __version__, log, metrics, telemetry
 from tether_server.auth import Credentials
 from tether_server.config import Config, LoadedConfig, prepare_home, resolve_api_key
+from tether_server.config.model import OtelExporter
 from tether_server.core import compaction
 from tether_server.core.execpolicy import RULES_DIR, ExecRules
 from tether_server.core.ids import now_s
 from tether_server.core.session import SessionDeps
-from tether_server.errors import SandboxError, TetherError
+from tether_server.errors import ConfigError, SandboxError, TetherError
 from tether_server.processor import command, projection
 from tether_server.processor.approvals import ApprovalBroker
 from tether_server.processor.handlers import UNIMPLEMENTED, build_routes
@@ -121,10 +122,15 @@ class SandboxGate:
         try:
             sandbox_policy = SandboxPolicy.from_wire(policy)
         except TetherError as exc:
+            metrics.sandbox_refused()
             raise SandboxError(f"invalid sandbox policy: {exc.message}") from None
-        return prepare_command(
-            sandbox_policy, cwd, argv, self.capability, hidden_paths=self.hidden_paths, workdir=workdir
-        )
+        try:
+            return prepare_command(
+                sandbox_policy, cwd, argv, self.capability, hidden_paths=self.hidden_paths, workdir=workdir
+            )
+        except SandboxError:
+            metrics.sandbox_refused()
+            raise
 
 
 StoreFactory = Callable[[Path], ThreadStore]
@@ -186,6 +192,7 @@ class App:
 
     async def start(self) -> Dispatcher:
         prepare_home(self.home)
+        start_telemetry(self.loaded.config)
         store = self.store_factory(self.home)
         # The sandbox probe spawns bwrap; it runs while the database opens.
         probe = asyncio.ensure_future(probe_sandbox())
@@ -293,6 +300,48 @@ class App:
         await running.state.threads.shutdown()
         await running.providers.aclose()
         await running.store.close()
+        telemetry.shutdown()
+
+
+def _exporter(value: OtelExporter) -> telemetry.Exporter | None:
+    if value == "none":
+        return None
+    if isinstance(value, str):
+        return telemetry.Exporter(value)
+    kind, spec = next(iter(value.items()))
+    # Said at start rather than found out at the collector: these Codex settings are not applied.
+    if spec.protocol == "json":
+        _log.warning("otel.protocol_ignored", exporter=kind, sent="binary (protobuf)")
+    if spec.tls:
+        _log.warning("otel.tls_ignored", exporter=kind, hint="use OTEL_EXPORTER_OTLP_CERTIFICATE and friends")
+    return telemetry.Exporter(kind, spec.endpoint, dict(spec.headers), spec.protocol)
+
+
+def start_telemetry(config: Config) -> None:
+    """Start OpenTelemetry export when `[otel]` names an exporter.
+
+    Raises:
+        ConfigError: the OpenTelemetry SDK or the chosen exporter is not installed.
+    """
+    otel = config.otel
+    if otel is None:
+        return
+    traces, logs = _exporter(otel.trace_exporter), _exporter(otel.exporter)
+    if traces is None and logs is None:
+        return
+    try:
+        telemetry.configure(
+            environment=otel.environment,
+            version=__version__,
+            traces=traces,
+            logs=logs,
+        )
+    except ImportError as exc:
+        raise ConfigError(
+            f"[otel] needs the OpenTelemetry SDK: pip install 'tether[otel]' ({exc.name} is missing)",
+            key="otel",
+        ) from None
+    _log.info("otel.started", traces=traces is not None, logs=logs is not None, environment=otel.environment)
 
 
 async def _on_disconnect(state: ServerState, conn: Connection) -> None:

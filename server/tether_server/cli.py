@@ -56,6 +56,12 @@ def _parser() -> argparse.ArgumentParser:
         help="requests one connection may have running at once (-32001 beyond): "
         "one client cannot starve the others",
     )
+    app_server.add_argument(
+        "--metrics",
+        action="store_true",
+        help="serve Prometheus metrics at /metrics on the ws:// listeners (same bearer auth); "
+        "config: [tether] metrics = true",
+    )
     _add_socket_flags(app_server)
     tools = app_server.add_subparsers(dest="tool")
     schema = tools.add_parser("generate-json-schema", help="write the protocol's JSON Schema")
@@ -172,6 +178,12 @@ def _run_app_server(args: argparse.Namespace) -> int:
     logger = log.get("tether.cli")
     for warning in loaded.warnings:
         logger.warning("config.warning", message=warning)
+    if args.metrics or loaded.config.tether.metrics:
+        from tether_server import metrics
+
+        metrics.enable()
+        if not options.sockets:
+            logger.warning("metrics.no_listener", hint="/metrics is served on ws:// and wss:// listeners")
     app = App(
         loaded,
         home,

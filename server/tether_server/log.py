@@ -29,6 +29,8 @@ from typing import Any
 import structlog
 from structlog.typing import EventDict, Processor, WrappedLogger
 
+from tether_server import telemetry
+
 _STDERR = 2
 LEVELS: dict[str, int] = {"debug": 10, "info": 20, "warning": 30, "error": 40, "critical": 50, "off": 100}
 _ALIASES = {"warn": "warning", "trace": "debug", "fatal": "critical"}
@@ -189,6 +191,7 @@ def configure(level: str | None = None, environ: Mapping[str, str] | None = None
             structlog.contextvars.merge_contextvars,
             structlog.processors.add_log_level,
             structlog.processors.TimeStamper(fmt="iso", utc=True),
+            telemetry.export_log,
             *_renderer(wants_console(env), env),
         ],
         wrapper_class=structlog.make_filtering_bound_logger(min(filters.lowest, LEVELS["critical"])),

@@ -55,7 +55,6 @@ PASSTHROUGH_KEYS: frozenset[str] = frozenset(
         "model_supports_reasoning_summaries",
         "notice",
         "notify",
-        "otel",
         "permissions",
         "plugins",
         "preferred_auth_method",

@@ -91,6 +91,37 @@ class TetherSettings(_Table):
     """
 
     sandbox_readable_credentials: tuple[StrictStr, ...] = ()
+    metrics: StrictBool = False
+
+
+OtlpKind = Literal["otlp-http", "otlp-grpc"]
+
+
+class OtlpExporter(_Table):
+    """One OTLP exporter's settings: `{ otlp-http = { endpoint = …, headers = { … } } }`."""
+
+    endpoint: StrictStr | None = None
+    protocol: Literal["binary", "json"] = "binary"
+    headers: dict[str, StrictStr] = Field(default_factory=dict)
+    tls: dict[str, Any] | None = None
+
+
+OtelExporter = Literal["none", "otlp-http", "otlp-grpc"] | dict[OtlpKind, OtlpExporter]
+
+
+class OtelSettings(_Table):
+    """`[otel]`, with Codex's keys: `exporter` sends logs, `trace_exporter` spans.
+
+    Prompts are never exported, so `log_user_prompt` is accepted and has nothing to reveal.
+    An exporter is `"none"`, a kind (`"otlp-http"`, `"otlp-grpc"`, with the OTLP defaults and
+    `OTEL_EXPORTER_OTLP_*` variables) or a table `{ otlp-http = { endpoint = …, headers = … } }`.
+    """
+
+    environment: StrictStr = "dev"
+    exporter: OtelExporter = "none"
+    trace_exporter: OtelExporter = "none"
+    metrics_exporter: Any = None
+    log_user_prompt: StrictBool = False
 
 
 def _builtin_providers() -> dict[str, ModelProviderInfo]:
@@ -140,6 +171,7 @@ class Config(_Table):
     profile: StrictStr | None = None
     profiles: dict[str, dict[str, Any]] = Field(default_factory=dict)
     tether: TetherSettings = Field(default_factory=TetherSettings)
+    otel: OtelSettings | None = None
 
     agents: Any = None
     analytics: Any = None
@@ -169,7 +201,6 @@ class Config(_Table):
     model_supports_reasoning_summaries: Any = None
     notice: Any = None
     notify: Any = None
-    otel: Any = None
     permissions: Any = None
     plugins: Any = None
     preferred_auth_method: Any = None

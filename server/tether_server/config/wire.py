@@ -11,7 +11,8 @@ from tether_server.config.secrets import looks_secret
 REDACTED = "<redacted>"
 
 # Tables Tether keeps for itself or only for selection; config/read reports the result instead.
-_NOT_REPORTED = PASSTHROUGH_KEYS | {"profiles", "tether"}
+# `otel` exporters carry collector credentials in their headers.
+_NOT_REPORTED = PASSTHROUGH_KEYS | {"profiles", "tether", "otel"}
 
 
 def config_to_wire(loaded: LoadedConfig) -> dict[str, Any]:

@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from tether_server import metrics, telemetry
 from tether_server.core import events as ev
 from tether_server.core import items, safety
 from tether_server.core.approval import Ask, ask_once
@@ -352,10 +353,13 @@ async def dispatch(ctx: ToolContext, call: dict[str, Any]) -> dict[str, Any]:
     name = str(call.get("name", ""))
     call_id = str(call.get("call_id", ""))
     out_type = "custom_tool_call_output" if kind == "custom_tool_call" else "function_call_output"
-    try:
-        output = await _run(ctx, kind, name, call_id, call)
-    except ToolArgumentError as exc:
-        output = ToolOutput(str(exc), success=False)
+    with telemetry.span("tool.call", {"gen_ai.tool.name": name}) as span, metrics.tool_call(name) as timed:
+        try:
+            output = await _run(ctx, kind, name, call_id, call)
+        except ToolArgumentError as exc:
+            output = ToolOutput(str(exc), success=False)
+        timed.outcome = "ok" if output.success else "failed"
+        span.set({"tether.tool.success": output.success})
     return {"type": out_type, "call_id": call_id, "output": output.text}
 
 

@@ -7,7 +7,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from tether_server import log
+from tether_server import log, metrics, telemetry
 from tether_server.core import events as ev
 from tether_server.core import items
 from tether_server.core.ids import now_ms
@@ -281,11 +281,35 @@ async def _read_until_done_or_cut(response: _Response, request: ModelRequest) ->
         watcher.cancel()
 
 
+def _record_usage(span: telemetry.Span, call: metrics.ModelCall, usage: TokenUsage | None) -> None:
+    if usage is None:
+        return
+    call.usage(
+        input=usage.input_tokens,
+        cached_input=usage.cached_input_tokens,
+        output=usage.output_tokens,
+        reasoning_output=usage.reasoning_output_tokens,
+    )
+    span.set(
+        {"gen_ai.usage.input_tokens": usage.input_tokens, "gen_ai.usage.output_tokens": usage.output_tokens}
+    )
+
+
 async def sample_once(run: TurnRun) -> SamplingResult:
     request = run.build_request()
     response = _Response(run)
     try:
-        await _read_until_done_or_cut(response, request)
+        # Not the current span: tool calls started during the stream belong to the turn.
+        with (
+            telemetry.span("model.request", {"gen_ai.request.model": request.model}, current=False) as span,
+            metrics.model_request(request.model) as call,
+        ):
+            await _read_until_done_or_cut(response, request)
+            if response.completed:
+                call.outcome = "ok"
+                _record_usage(span, call, response.usage)
+            elif response.was_cut:
+                call.outcome = "steered"
         if response.was_cut:
             response.last_message = await _finish_cut(run) or response.last_message
         await response.queue.drain()

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from tether_server import log
+from tether_server import log, metrics, telemetry
 from tether_server.core import compaction, context, items
 from tether_server.core import events as ev
 from tether_server.core.approval import TurnCancelled
@@ -90,6 +90,19 @@ def turn_record(
 
 async def run_turn(session: ThreadSession, turn: ActiveTurn, work: TurnWork) -> None:
     """The turn task: always ends with `TurnCompleted` (completed, interrupted or failed)."""
+    metrics.turn_started()
+    with telemetry.span("turn", {"tether.thread_id": session.thread_id, "tether.turn_id": turn.id}) as span:
+        status, error, final = await _run_turn_work(session, turn, work)
+        span.set({"tether.turn.status": status})
+        if error is not None:
+            span.fail(str(error.get("message", "")))
+    metrics.turn_finished(status)
+    await asyncio.shield(_finish(session, turn, status, error, final))
+
+
+async def _run_turn_work(
+    session: ThreadSession, turn: ActiveTurn, work: TurnWork
+) -> tuple[str, dict[str, Any] | None, items.AgentMessage | None]:
     status: str = "completed"
     error: dict[str, Any] | None = None
     final: items.AgentMessage | None = None
@@ -112,7 +125,7 @@ async def run_turn(session: ThreadSession, turn: ActiveTurn, work: TurnWork) -> 
     except Exception as exc:  # noqa: BLE001 - the thread task is a supervisor boundary
         _log.exception("turn.crashed", thread_id=session.thread_id, turn_id=turn.id)
         status, error = "failed", items.turn_error(f"internal error: {type(exc).__name__}")
-    await asyncio.shield(_finish(session, turn, status, error, final))
+    return status, error, final
 
 
 def _record_context(session: ThreadSession, turn: ActiveTurn) -> None:

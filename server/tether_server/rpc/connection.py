@@ -44,6 +44,11 @@ class Connection:
     def is_open(self) -> bool:
         return not self.closed.is_set()
 
+    @property
+    def outbox_depth(self) -> int:
+        """Frames queued and not yet written."""
+        return self._outbox.qsize()
+
     def wants(self, method: str) -> bool:
         """Whether a notification `method` should reach this client at all."""
         return self.initialized and method not in self.capabilities.opt_out

@@ -20,7 +20,7 @@ import structlog
 from tether_protocol import ErrorCode, jsonrpc
 from tether_protocol.spec import AnyMethodSpec
 from tether_protocol.v2.initialize import InitializeParams
-from tether_server import log
+from tether_server import log, metrics, telemetry
 from tether_server.errors import InvalidRequest, MethodNotFound, Overloaded
 from tether_server.rpc.connection import Capabilities, Connection
 from tether_server.rpc.context import Deferred, RequestContext
@@ -64,12 +64,16 @@ class Dispatcher:
         # Shared with whoever broadcasts (the composition root passes the same set on).
         self.connections: set[Connection] = set() if connections is None else connections
         self._deferred: set[asyncio.Task[None]] = set()
+        metrics.watch_queue("inflight", lambda: self._inflight)
+        metrics.watch_queue("outbox", lambda: sum(c.outbox_depth for c in self.connections))
 
     async def serve(self, conn: Connection) -> None:
         """Run one connection to its end; requests still queued for it are skipped."""
         self.connections.add(conn)
         requests: set[asyncio.Task[None]] = set()
         _log.info("connection.opened", connection_id=conn.id, transport=conn.stream.label)
+        transport = metrics.transport_kind(conn.stream.label)
+        metrics.connection_opened(transport)
         try:
             async with asyncio.TaskGroup() as group:
                 group.create_task(conn.write_loop())
@@ -84,6 +88,7 @@ class Dispatcher:
             self.connections.discard(conn)
             if self._on_disconnect is not None:
                 await self._on_disconnect(conn)
+            metrics.connection_closed(transport)
             _log.info("connection.closed", connection_id=conn.id, reason=conn.close_reason)
 
     async def _read_loop(self, conn: Connection, requests: set[asyncio.Task[None]]) -> None:
@@ -150,9 +155,11 @@ class Dispatcher:
         # The per-connection cap comes first: one client's flood must not use up the server's.
         if conn.inflight >= self._max_per_connection:
             limit = {"scope": "connection", "limit": self._max_per_connection}
+            metrics.overloaded("connection")
             reply_error(conn, rid, ErrorCode.SERVER_OVERLOADED, OVERLOADED, limit)
             return None
         if self._inflight >= self._max_inflight:
+            metrics.overloaded("server")
             reply_error(conn, rid, ErrorCode.SERVER_OVERLOADED, OVERLOADED)
             return None
         self._inflight += 1
@@ -178,13 +185,16 @@ class Dispatcher:
 
     async def _run_request(self, conn: Connection, rid: jsonrpc.RequestId, method: str, raw: Any) -> None:
         structlog.contextvars.bind_contextvars(connection_id=conn.id, request_id=rid, method=method)
-        reply = Reply(conn, rid)
-        try:
-            await self._dispatch(conn, reply, method, raw)
-        except asyncio.CancelledError:
-            raise
-        except Exception as exc:  # noqa: BLE001 - the one boundary where exceptions become errors
-            reply.fail(exc)
+        known = method if method in self._methods else "unknown"  # bounded metric labels
+        reply = Reply(conn, rid, known)
+        with telemetry.span(known, {"rpc.system": "jsonrpc", "rpc.method": known}) as span:
+            try:
+                await self._dispatch(conn, reply, method, raw)
+            except asyncio.CancelledError:
+                raise
+            except Exception as exc:  # noqa: BLE001 - the one boundary where exceptions become errors
+                reply.fail(exc)
+            span.set({"rpc.jsonrpc.error_code": reply.error_code})
 
     async def _dispatch(self, conn: Connection, reply: Reply, method: str, raw: Any) -> None:
         """Gate, validate, run the handler under its scope lock, answer, then run its after-work."""

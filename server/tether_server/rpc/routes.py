@@ -7,6 +7,7 @@ its id and owns the single exception → JSON-RPC error mapping.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, Generic, TypeVar
@@ -14,7 +15,7 @@ from typing import Any, Generic, TypeVar
 from tether_protocol import ErrorCode, jsonrpc
 from tether_protocol.common import WireModel
 from tether_protocol.spec import AnyMethodSpec, MethodSpec
-from tether_server import log
+from tether_server import log, metrics
 from tether_server.errors import TetherError
 from tether_server.rpc.connection import Connection
 from tether_server.rpc.context import Deferred, RequestContext
@@ -83,16 +84,21 @@ def error_for(exc: BaseException) -> dict[str, Any]:
 class Reply:
     """The answer to one request id: exactly one frame, or none when the client is gone."""
 
-    def __init__(self, conn: Connection, request_id: jsonrpc.RequestId) -> None:
+    def __init__(self, conn: Connection, request_id: jsonrpc.RequestId, method: str = "unknown") -> None:
         self.conn = conn
         self.request_id = request_id
+        self.method = method
         self.sent = False
+        self.error_code: int | None = None
+        self._arrived = time.monotonic()
 
     def _claim(self, what: str) -> bool:
         if self.sent:
             _log.error("request.answered_twice", request_id=str(self.request_id)[:64], dropped=what)
             return False
         self.sent = True
+        outcome = "ok" if self.error_code is None else str(self.error_code)
+        metrics.request_done(self.method, outcome, time.monotonic() - self._arrived)
         return True
 
     def result(self, spec: AnyMethodSpec, value: object) -> bool:
@@ -113,8 +119,13 @@ class Reply:
 
     def fail(self, exc: BaseException) -> None:
         """Send the error `exc` maps to (a second answer is dropped and logged, never sent)."""
-        if self._claim("error"):
-            self.conn.send_frame(encode(jsonrpc.error_response(self.request_id, error_for(exc))))
+        if self.sent:
+            self._claim("error")
+            return
+        error = error_for(exc)
+        self.error_code = error["code"]
+        self._claim("error")
+        self.conn.send_frame(encode(jsonrpc.error_response(self.request_id, error)))
 
     async def settle(self, spec: AnyMethodSpec, deferred: Deferred[Any]) -> None:
         """Await a deferred answer and send it, or the error its failure maps to."""

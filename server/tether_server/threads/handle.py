@@ -13,7 +13,7 @@ from collections.abc import Callable, Coroutine
 from dataclasses import dataclass
 from typing import Any
 
-from tether_server import log
+from tether_server import log, metrics
 from tether_server.core.events import CoreEvent, Durability, ThreadStatus
 from tether_server.core.ids import now_ms
 from tether_server.core.review_mode import ReviewJob
@@ -288,11 +288,12 @@ async def _commit_to_the_end(commit: Coroutine[Any, Any, None]) -> bool:
     """
     task = asyncio.ensure_future(commit)
     cancelled = False
-    while not task.done():
-        try:
-            await asyncio.shield(task)
-        except asyncio.CancelledError:
-            cancelled = True
+    with metrics.store_commit():
+        while not task.done():
+            try:
+                await asyncio.shield(task)
+            except asyncio.CancelledError:
+                cancelled = True
     task.result()
     return cancelled
 

@@ -9,7 +9,7 @@ from urllib.parse import urlsplit
 from websockets.asyncio.server import ServerConnection
 from websockets.http11 import Request, Response
 
-from tether_server import log
+from tether_server import log, metrics
 from tether_server.transports.limits import ConnectionLimits
 from tether_server.transports.websocket import MAX_MESSAGE_BYTES
 from tether_server.transports.ws_auth import MULTIPLE_HEADERS, WsAuth, authorize
@@ -18,6 +18,7 @@ ProcessRequest = Callable[[ServerConnection, Request], Response | None]
 ProcessResponse = Callable[[ServerConnection, Request, Response], Response | None]
 
 HEALTH_PATHS = frozenset({"/readyz", "/healthz"})
+METRICS_PATH = "/metrics"
 MAX_MESSAGE_HEADER = "x-codex-websocket-max-unfragmented-message-bytes"
 _log = log.get("tether.transport")
 
@@ -35,16 +36,19 @@ def tcp_gate(auth: WsAuth | None, limits: ConnectionLimits) -> ProcessRequest:
     """The TCP listener's checks, in Codex's order, then the connection caps.
 
     Origin → 403, health paths → 200, not an upgrade → 400, several `Authorization` headers → 400,
-    failed auth → 401, too many connections (in all, or from this peer address) → 503.
+    failed auth → 401, too many connections (in all, or from this peer address) → 503. With
+    metrics on, `GET /metrics` (same bearer auth, no upgrade) → the Prometheus exposition.
     """
 
     def process_request(conn: ServerConnection, request: Request) -> Response | None:
         # Browsers always send Origin; refusing it keeps web pages off a local daemon.
         if "Origin" in request.headers:
             return conn.respond(HTTPStatus.FORBIDDEN, "")
-        if urlsplit(request.path).path in HEALTH_PATHS:
+        path = urlsplit(request.path).path
+        if path in HEALTH_PATHS:
             return conn.respond(HTTPStatus.OK, "")
-        if not _is_upgrade(request):
+        scrape = path == METRICS_PATH and metrics.enabled()
+        if not scrape and not _is_upgrade(request):
             return conn.respond(HTTPStatus.BAD_REQUEST, "expected a WebSocket upgrade\n")
         headers = request.headers.get_all("Authorization")
         if len(headers) > 1:
@@ -55,9 +59,23 @@ def tcp_gate(auth: WsAuth | None, limits: ConnectionLimits) -> ProcessRequest:
             failure = authorize(auth, headers)
             if failure is not None:
                 return conn.respond(HTTPStatus.UNAUTHORIZED, failure)
+        if scrape:
+            return _metrics_response(conn)
         return _admit(conn, limits)
 
     return process_request
+
+
+def _metrics_response(conn: ServerConnection) -> Response:
+    response = conn.respond(HTTPStatus.OK, "")
+    body = metrics.render()
+    # websockets' Headers appends on assignment: drop respond()'s values first.
+    del response.headers["Content-Type"]
+    del response.headers["Content-Length"]
+    response.headers["Content-Type"] = metrics.CONTENT_TYPE
+    response.headers["Content-Length"] = str(len(body))
+    response.body = body
+    return response
 
 
 def _admit(conn: ServerConnection, limits: ConnectionLimits) -> Response | None:
