@@ -16,7 +16,7 @@ from tether_server import __version__, log, metrics, telemetry
 from tether_server.auth import Credentials
 from tether_server.config import Config, LoadedConfig, prepare_home, resolve_api_key
 from tether_server.config.model import OtelExporter
-from tether_server.core import compaction
+from tether_server.core import compaction, web_search
 from tether_server.core.execpolicy import RULES_DIR, ExecRules
 from tether_server.core.ids import now_s
 from tether_server.core.session import SessionDeps
@@ -275,6 +275,7 @@ class App:
             item_json=projection.item_json,
             approvals_for=approvals.port,
             exec_rules=ExecRules(self.home / RULES_DIR),
+            web_search=web_search.resolve_mode(cfg.web_search, cfg.tools),
         )
 
     async def _after_initialize(self, conn: Connection) -> None:

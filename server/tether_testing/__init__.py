@@ -20,6 +20,7 @@ from tether_testing.script import (
     reply,
     text_reply,
     usage,
+    web_search_call,
 )
 
 __all__ = [
@@ -39,4 +40,5 @@ __all__ = [
     "reply",
     "text_reply",
     "usage",
+    "web_search_call",
 ]

@@ -159,6 +159,25 @@ def custom_tool_call(
     return OutputItem(added, done, events, output_tokens=estimate_tokens(name + input))
 
 
+def web_search_call(
+    query: str = "", *, action: dict[str, Any] | None = None, item_id: str | None = None
+) -> OutputItem:
+    """A hosted `web_search_call` item: announced in progress, done with its action.
+
+    `action` defaults to a search for `query`; pass e.g. ``{"type": "open_page", "url": ...}``.
+    """
+    wid = item_id or _new_id("ws")
+    added = {"type": "web_search_call", "id": wid, "status": "in_progress"}
+    act = action if action is not None else {"type": "search", "query": query, "queries": [query]}
+    done = {**added, "status": "completed", "action": act}
+    events = [
+        {"type": "response.web_search_call.in_progress", "item_id": wid},
+        {"type": "response.web_search_call.searching", "item_id": wid},
+        {"type": "response.web_search_call.completed", "item_id": wid},
+    ]
+    return OutputItem(added, done, events, output_tokens=estimate_tokens(query) + 8)
+
+
 def delay(ms: float) -> Step:
     """Pause the stream for `ms` milliseconds at this point."""
     return {"delay_ms": ms}

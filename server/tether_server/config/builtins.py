@@ -65,7 +65,6 @@ PASSTHROUGH_KEYS: frozenset[str] = frozenset(
         "sqlite_home",
         "tools",
         "tui",
-        "web_search",
         "windows",
         "windows_wsl_setup_acknowledged",
     }

@@ -211,7 +211,7 @@ class Config(_Table):
     sqlite_home: Any = None
     tools: Any = None
     tui: Any = None
-    web_search: Any = None
+    web_search: Literal["live", "cached", "indexed", "disabled"] | None = None
     windows: Any = None
     windows_wsl_setup_acknowledged: Any = None
 

@@ -91,6 +91,46 @@ class ReviewMode:
     completed_at_ms: int | None = None
 
 
+@dataclass(slots=True)
+class WebSearch:
+    """A search the provider's hosted `web_search` tool ran; `action` is its wire JSON."""
+
+    id: str
+    started_at_ms: int
+    query: str = ""
+    action: Json | None = None
+    completed_at_ms: int | None = None
+
+
+@dataclass(slots=True)
+class McpToolCall:
+    id: str
+    server: str
+    tool: str
+    arguments: Any
+    started_at_ms: int
+    status: str = "inProgress"  # inProgress | completed | failed
+    result: Json | None = None  # {content, structuredContent, _meta}
+    error: str | None = None
+    duration_ms: int | None = None
+    read_only: bool | None = None
+    completed_at_ms: int | None = None
+
+
+@dataclass(slots=True)
+class DynamicToolCall:
+    id: str
+    namespace: str | None
+    tool: str
+    arguments: Any
+    started_at_ms: int
+    status: str = "inProgress"  # inProgress | completed | failed
+    content_items: list[Json] | None = None
+    success: bool | None = None
+    duration_ms: int | None = None
+    completed_at_ms: int | None = None
+
+
 ThreadItem = (
     UserMessage
     | AgentMessage
@@ -100,6 +140,9 @@ ThreadItem = (
     | FileChange
     | ContextCompaction
     | ReviewMode
+    | WebSearch
+    | McpToolCall
+    | DynamicToolCall
 )
 
 

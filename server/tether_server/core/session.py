@@ -48,6 +48,7 @@ class SessionDeps:
     allow_login_shell: bool = True
     private_paths: tuple[Path, ...] = ()
     hidden_paths: tuple[Path, ...] = ()
+    web_search: str = "disabled"  # live | cached | disabled: the provider's hosted search
 
 
 class ThreadSession:

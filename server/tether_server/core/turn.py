@@ -9,7 +9,7 @@ from typing import Any
 
 from tether_server import log, metrics, telemetry
 from tether_server.core import events as ev
-from tether_server.core import items
+from tether_server.core import items, web_search
 from tether_server.core.ids import now_ms
 from tether_server.core.ports import EventSink
 from tether_server.core.tool_calls import PARALLEL_TOOLS, ToolContext, dispatch, emit_turn_diff
@@ -34,6 +34,9 @@ _log = log.get("tether.core.turn")
 TOOL_CALL_TYPES = frozenset({"function_call", "custom_tool_call"})
 
 
+_Streaming = items.AgentMessage | items.Reasoning | items.WebSearch
+
+
 @dataclass
 class SamplingResult:
     needs_follow_up: bool
@@ -53,7 +56,7 @@ class TurnRun:
     record_history: Callable[[dict[str, Any]], None]
     usage: UsageTracker
     stream_max_retries: int
-    active_items: dict[str, items.AgentMessage | items.Reasoning] = field(default_factory=dict)
+    active_items: dict[str, _Streaming] = field(default_factory=dict)
     steered: asyncio.Event | None = None
     """Set when the user steers: the response being streamed is cut short for the next request."""
 
@@ -92,11 +95,13 @@ def _history_item(item: dict[str, Any]) -> dict[str, Any]:
 async def _on_added(run: TurnRun, item: dict[str, Any]) -> None:
     kind = item.get("type")
     item_id = str(item.get("id") or "")
-    started: items.AgentMessage | items.Reasoning
+    started: _Streaming
     if kind == "message" and item.get("role", "assistant") == "assistant":
         started = items.AgentMessage(item_id, "", now_ms(), item.get("phase"))
     elif kind == "reasoning":
         started = items.Reasoning(item_id, now_ms())
+    elif kind == web_search.CALL_TYPE:
+        started = web_search.started_item(item)
     else:
         return
     run.active_items[item_id] = started
@@ -115,7 +120,7 @@ async def _on_done(run: TurnRun, item: dict[str, Any]) -> items.AgentMessage | N
     item_id = str(item.get("id") or "")
     run.record_history(_history_item(item))
     known = run.active_items.pop(item_id, None)
-    done: items.AgentMessage | items.Reasoning
+    done: _Streaming
     if kind == "message" and item.get("role", "assistant") == "assistant":
         message = known if isinstance(known, items.AgentMessage) else None
         if message is None:
@@ -131,6 +136,12 @@ async def _on_done(run: TurnRun, item: dict[str, Any]) -> items.AgentMessage | N
         reasoning.summary = [str(s.get("text", "")) for s in item.get("summary") or []]
         reasoning.content = [str(c.get("text", "")) for c in item.get("content") or []]
         done = reasoning
+    elif kind == web_search.CALL_TYPE:
+        search = known if isinstance(known, items.WebSearch) else None
+        if search is None:
+            search = web_search.started_item(item)
+            await run.started(search)
+        done = web_search.finish(search, item)
     else:
         return None
     done.completed_at_ms = now_ms()

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from tether_server import log, metrics, telemetry
-from tether_server.core import compaction, context, items
+from tether_server.core import compaction, context, items, web_search
 from tether_server.core import events as ev
 from tether_server.core.approval import TurnCancelled
 from tether_server.core.history import normalized
@@ -246,6 +246,15 @@ def _tool_context(session: ThreadSession, turn: ActiveTurn) -> ToolContext:
     )
 
 
+def _request_tools(session: ThreadSession) -> list[dict[str, Any]]:
+    """The built-in tools, then the hosted ones: a fixed order keeps the prefix cacheable."""
+    tools = default_tools()
+    hosted = web_search.tool_spec(session.deps.web_search)
+    if hosted is not None:
+        tools.append(hosted)
+    return tools
+
+
 def _build_request(session: ThreadSession, turn: ActiveTurn) -> ModelRequest:
     settings = session.settings
     text: dict[str, Any] | None = None
@@ -267,7 +276,7 @@ def _build_request(session: ThreadSession, turn: ActiveTurn) -> ModelRequest:
         model=settings.model,
         instructions=context.base_instructions(settings),
         input=normalized(session.recorder.history),
-        tools=default_tools(),
+        tools=_request_tools(session),
         parallel_tool_calls=True,
         reasoning=reasoning,
         text=text,

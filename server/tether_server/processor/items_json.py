@@ -116,6 +116,55 @@ def _review_mode(i: it.ReviewMode) -> Params:
     }
 
 
+def _web_search(i: it.WebSearch) -> Params:
+    return {
+        "type": "webSearch",
+        "id": i.id,
+        "query": i.query,
+        "action": i.action,
+        "results": None,
+        "startedAtMs": i.started_at_ms,
+        "completedAtMs": i.completed_at_ms,
+    }
+
+
+def _mcp_call(i: it.McpToolCall) -> Params:
+    return {
+        "type": "mcpToolCall",
+        "id": i.id,
+        "server": i.server,
+        "tool": i.tool,
+        "status": i.status,
+        "arguments": i.arguments,
+        "result": i.result,
+        "error": {"message": i.error} if i.error is not None else None,
+        "durationMs": i.duration_ms,
+        "appContext": None,
+        "mcpAppUi": None,
+        "pluginId": None,
+        "readOnlyHint": i.read_only,
+        "mcpAppResourceUri": None,
+        "startedAtMs": i.started_at_ms,
+        "completedAtMs": i.completed_at_ms,
+    }
+
+
+def _dynamic_call(i: it.DynamicToolCall) -> Params:
+    return {
+        "type": "dynamicToolCall",
+        "id": i.id,
+        "namespace": i.namespace,
+        "tool": i.tool,
+        "arguments": i.arguments,
+        "status": i.status,
+        "contentItems": i.content_items,
+        "success": i.success,
+        "durationMs": i.duration_ms,
+        "startedAtMs": i.started_at_ms,
+        "completedAtMs": i.completed_at_ms,
+    }
+
+
 _ITEMS: dict[type[Any], Callable[[Any], Params]] = {
     it.UserMessage: _user_message,
     it.AgentMessage: _agent_message,
@@ -125,6 +174,9 @@ _ITEMS: dict[type[Any], Callable[[Any], Params]] = {
     it.FileChange: _file_change,
     it.ContextCompaction: _compaction,
     it.ReviewMode: _review_mode,
+    it.WebSearch: _web_search,
+    it.McpToolCall: _mcp_call,
+    it.DynamicToolCall: _dynamic_call,
 }
 
 

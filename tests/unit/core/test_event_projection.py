@@ -98,6 +98,25 @@ ALL_ITEMS: list[items.ThreadItem] = [
     items.ContextCompaction("k-1", 10, 12),
     items.ReviewMode("r-1", "enteredReviewMode", "current changes", 10, 12),
     items.ReviewMode("r-2", "exitedReviewMode", "No findings.", 10, 12),
+    items.WebSearch("w-1", 10, "q", {"type": "search", "query": "q", "queries": ["q"]}, 12),
+    items.McpToolCall(
+        "m-1",
+        "docs",
+        "lookup",
+        {"q": 1},
+        10,
+        "completed",
+        {"content": [{"type": "text", "text": "x"}], "structuredContent": {"n": 1}, "_meta": None},
+        duration_ms=3,
+        read_only=True,
+        completed_at_ms=12,
+    ),
+    items.McpToolCall(
+        "m-2", "docs", "lookup", {}, 10, "failed", error="boom", duration_ms=1, completed_at_ms=12
+    ),
+    items.DynamicToolCall(
+        "d-1", None, "lookup", {"q": 1}, 10, "completed", [{"type": "inputText", "text": "ok"}], True, 2, 12
+    ),
 ]
 
 
