@@ -16,7 +16,7 @@ from tether_protocol.v2 import account as acct
 from tether_protocol.v2 import collaboration as collab
 from tether_protocol.v2 import command as cmd
 from tether_protocol.v2 import config as cfg
-from tether_protocol.v2 import fs
+from tether_protocol.v2 import fs, mcp
 from tether_protocol.v2 import fuzzy as fz
 from tether_protocol.v2 import model as mdl
 from tether_protocol.v2 import review_mode as rm
@@ -259,12 +259,6 @@ PLUGIN_INSTALLED = MethodSpec(
     ws.PluginInstalledResponse,
     doc="Installed plugins (no marketplaces in Tether).",
 )
-MCP_SERVER_STATUS_LIST = MethodSpec(
-    "mcpServerStatus/list",
-    ws.ListMcpServerStatusParams,
-    ws.ListMcpServerStatusResponse,
-    doc="MCP servers and their tools (none yet).",
-)
 ACCOUNT_BEDROCK_CHECK = MethodSpec(
     "account/bedrock/checkGovCloudRequirements",
     EmptyParams,
@@ -304,6 +298,30 @@ THREAD_BACKGROUND_TERMINALS_LIST = MethodSpec(
     tx.ThreadBackgroundTerminalsListResponse,
     experimental=True,
     doc="Commands still running after their turn (experimental).",
+)
+MCP_SERVER_STATUS_LIST = MethodSpec(
+    "mcpServerStatus/list",
+    mcp.ListMcpServerStatusParams,
+    mcp.ListMcpServerStatusResponse,
+    doc="Configured MCP servers: connection, tools, resources.",
+)
+CONFIG_MCP_SERVER_RELOAD = MethodSpec(
+    "config/mcpServer/reload",
+    EmptyParams,
+    mcp.McpServerRefreshResponse,
+    doc="Re-read mcp_servers and restart the servers.",
+)
+MCP_SERVER_TOOL_CALL = MethodSpec(
+    "mcpServer/tool/call",
+    mcp.McpServerToolCallParams,
+    mcp.McpServerToolCallResponse,
+    doc="Call an MCP server's tool directly.",
+)
+MCP_SERVER_RESOURCE_READ = MethodSpec(
+    "mcpServer/resource/read",
+    mcp.McpResourceReadParams,
+    mcp.McpResourceReadResponse,
+    doc="Read a resource of an MCP server.",
 )
 
 FS_WRITE_FILE = MethodSpec(

@@ -9,7 +9,7 @@ from tether_protocol.spec import NotificationSpec, ServerRequestSpec
 from tether_protocol.v2 import account as acct
 from tether_protocol.v2 import approvals as ap
 from tether_protocol.v2 import command as cmd
-from tether_protocol.v2 import fs
+from tether_protocol.v2 import fs, mcp
 from tether_protocol.v2 import fuzzy as fz
 from tether_protocol.v2 import notifications as n
 from tether_protocol.v2 import review as rv
@@ -122,6 +122,16 @@ _notifications: list[NotificationSpec] = [
         fz.FuzzyFileSearchSessionCompletedNotification,
         doc="A session's search finished.",
     ),
+    NotificationSpec(
+        "mcpServer/startupStatus/updated",
+        mcp.McpServerStatusUpdatedNotification,
+        doc="An MCP server is starting, ready or failed.",
+    ),
+    NotificationSpec(
+        "item/mcpToolCall/progress",
+        mcp.McpToolCallProgressNotification,
+        doc="Progress message of a running MCP tool call.",
+    ),
 ]
 
 _server_requests: list[ServerRequestSpec] = [
@@ -142,6 +152,18 @@ _server_requests: list[ServerRequestSpec] = [
         ap.ToolRequestUserInputParams,
         ap.ToolRequestUserInputResponse,
         doc="Ask the user questions (plan mode).",
+    ),
+    ServerRequestSpec(
+        "mcpServer/elicitation/request",
+        mcp.McpServerElicitationRequestParams,
+        mcp.McpServerElicitationRequestResponse,
+        doc="An MCP server asks the user for input, or to approve a tool call.",
+    ),
+    ServerRequestSpec(
+        "item/tool/call",
+        mcp.DynamicToolCallParams,
+        mcp.DynamicToolCallResponse,
+        doc="Run a dynamic tool the client declared on thread/start.",
     ),
 ]
 

@@ -22,6 +22,7 @@ from tether_server.core.ids import now_s
 from tether_server.core.session import SessionDeps
 from tether_server.errors import ConfigError, SandboxError, TetherError
 from tether_server.processor import command, projection
+from tether_server.processor import mcp as processor_mcp
 from tether_server.processor.approvals import ApprovalBroker
 from tether_server.processor.handlers import UNIMPLEMENTED, build_routes
 from tether_server.processor.lifecycle import IdleUnloader
@@ -45,6 +46,8 @@ from tether_server.store.sqlite import SqliteThreadStore
 from tether_server.threads.handle import ThreadHandle
 from tether_server.threads.manager import ThreadManager
 from tether_server.tools.exec.environment import build_env
+from tether_server.tools.mcp.config import parse_servers
+from tether_server.tools.mcp.manager import McpManager
 
 _log = log.get("tether.app")
 DB_FILE = "tether.sqlite"
@@ -214,7 +217,11 @@ class App:
         subscriptions = Subscriptions(lambda: connections)
         loaded_threads: dict[str, ThreadHandle] = {}
         approvals = ApprovalBroker(requests, subscriptions, loaded_threads)
+        mcp_servers, mcp_warnings = parse_servers(self.loaded.config.mcp_servers)
+        self.loaded.warnings.extend(mcp_warnings)
+        mcp = McpManager(mcp_servers)
         deps = self._session_deps(providers, capability, approvals)
+        deps.mcp = mcp
         threads = ThreadManager(store, deps, projection.notification, loaded_threads)
         threads.on_loaded.append(subscriptions.attach)
         threads.on_loaded.append(ReadMarks(store, lambda: connections).attach)
@@ -230,7 +237,9 @@ class App:
             recovered=await recovered_turns(store),
             private_paths=[self.home, *self.hidden_paths],
             version=__version__,
+            mcp=mcp,
         )
+        processor_mcp.wire_up(state, mcp)
         unloader = IdleUnloader(state, float(self.loaded.config.thread_unload_delay_secs))
         subscriptions.on_idle = unloader.on_idle
         subscriptions.on_subscribe = unloader.cancel
@@ -246,6 +255,8 @@ class App:
             on_disconnect=functools.partial(_on_disconnect, state),
         )
         self.running = Running(store, providers, state, unloader, dispatcher)
+        # In the background: a slow or broken server never delays a client or a turn.
+        mcp.start()
         return dispatcher
 
     def _session_deps(
@@ -299,6 +310,8 @@ class App:
             return
         running.unloader.shutdown()
         await running.state.threads.shutdown()
+        if running.state.mcp is not None:
+            await running.state.mcp.close()
         await running.providers.aclose()
         await running.store.close()
         telemetry.shutdown()

@@ -37,10 +37,23 @@ class ApplyPatchGuardianApprovalReviewAction(WireModel):
     files: list[str]
 
 
+class McpToolCallGuardianApprovalReviewAction(WireModel):
+    """An MCP tool the agent wants to call."""
+
+    type: Literal["mcpToolCall"] = "mcpToolCall"
+    server: str
+    tool_name: str
+    tool_title: str | None = None
+    connector_id: str | None = None
+    connector_name: str | None = None
+
+
 GuardianApprovalReviewAction = TypeAliasType(
     "GuardianApprovalReviewAction",
     Annotated[
-        CommandGuardianApprovalReviewAction | ApplyPatchGuardianApprovalReviewAction,
+        CommandGuardianApprovalReviewAction
+        | ApplyPatchGuardianApprovalReviewAction
+        | McpToolCallGuardianApprovalReviewAction,
         Field(discriminator="type"),
     ],
 )

@@ -131,22 +131,6 @@ class PluginInstalledResponse(WireModel):
     marketplace_load_errors: list[JsonValue] = Field(default_factory=list)
 
 
-class ListMcpServerStatusParams(WireModel):
-    """`mcpServerStatus/list` params."""
-
-    cursor: str | None = None
-    limit: int | None = None
-    server_name: str | None = None
-    thread_id: str | None = None
-
-
-class ListMcpServerStatusResponse(WireModel):
-    """`mcpServerStatus/list` result; empty until Tether connects MCP servers."""
-
-    data: list[JsonValue] = Field(default_factory=list)
-    next_cursor: str | None = None
-
-
 class BedrockCheckGovCloudRequirementsResponse(WireModel):
     """Tether has no Bedrock provider: never GovCloud, nothing to warn about."""
 

@@ -202,6 +202,13 @@ class CommandOutputDelta(ItemDelta):
 
 
 @dataclass(slots=True)
+class McpToolCallProgress(ItemDelta):
+    """A progress message from a running MCP tool."""
+
+    message: str
+
+
+@dataclass(slots=True)
 class TerminalInteraction(ItemDelta):
     """Text written to a running command's stdin."""
 
@@ -268,7 +275,21 @@ class FileChangeApprovalAsk:
     files: tuple[str, ...]
 
 
-ApprovalAsk = CommandApprovalAsk | FileChangeApprovalAsk
+@dataclass(slots=True)
+class McpToolApprovalAsk:
+    """May this MCP tool be called? Put to the clients as an MCP-style elicitation."""
+
+    thread_id: str
+    turn_id: str
+    item_id: str
+    started_at_ms: int
+    server: str
+    tool: str
+    arguments: Any
+    destructive: bool
+
+
+ApprovalAsk = CommandApprovalAsk | FileChangeApprovalAsk | McpToolApprovalAsk
 
 
 @dataclass(slots=True)

@@ -65,6 +65,8 @@ def _transcript(history: list[dict[str, Any]]) -> str:
 def describe_action(action: dict[str, Any]) -> str:
     if action.get("type") == "command":
         return f"Run this shell command in {action.get('cwd')}:\n{action.get('command')}"
+    if action.get("type") == "mcpToolCall":
+        return f"Call the tool {action.get('toolName')} of the MCP server {action.get('server')}"
     if action.get("type") == "applyPatch":
         return f"Write these files (in {action.get('cwd')}):\n" + "\n".join(action.get("files") or [])
     return json.dumps(action)
@@ -146,6 +148,8 @@ def _action(ask: ev.ApprovalAsk, cwd: str) -> dict[str, Any]:
     """The reviewed action, as the review events report it."""
     if isinstance(ask, ev.FileChangeApprovalAsk):
         return {"type": "applyPatch", "cwd": cwd, "files": list(ask.files)}
+    if isinstance(ask, ev.McpToolApprovalAsk):
+        return {"type": "mcpToolCall", "server": ask.server, "toolName": ask.tool, "toolTitle": None}
     return {"type": "command", "command": ask.command, "cwd": ask.cwd, "source": "unifiedExec"}
 
 

@@ -26,6 +26,7 @@ from tether_server.core.usage import UsageTracker
 from tether_server.errors import Conflict
 from tether_server.store.base import ThreadRecord
 from tether_server.tools.exec.sessions import ProcessSessions
+from tether_server.tools.mcp.manager import McpManager
 
 __all__ = ["INTERRUPTED_MARKER", "SessionDeps", "ThreadSession"]
 
@@ -49,6 +50,7 @@ class SessionDeps:
     private_paths: tuple[Path, ...] = ()
     hidden_paths: tuple[Path, ...] = ()
     web_search: str = "disabled"  # live | cached | disabled: the provider's hosted search
+    mcp: McpManager | None = None
 
 
 class ThreadSession:

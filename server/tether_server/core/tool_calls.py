@@ -51,6 +51,8 @@ class ToolContext:
     private_paths: tuple[Path, ...] = ()
     # Hidden from commands but not the daemon's (credential stores): a patch there needs approval.
     hidden_paths: tuple[Path, ...] = ()
+    # Tools from outside (MCP servers, the client's dynamic tools): None when `name` is not theirs.
+    external: Callable[[ToolContext, str, str, dict[str, Any]], Awaitable[ToolOutput | None]] | None = None
 
 
 @dataclass
@@ -391,4 +393,6 @@ async def _run(ctx: ToolContext, kind: Any, name: str, call_id: str, call: dict[
         return await update_plan(ctx, call_id, args)
     if name == "apply_patch":
         return await apply_patch(ctx, call_id, str(args.get("input", "")))
+    if ctx.external is not None and (output := await ctx.external(ctx, call_id, name, args)) is not None:
+        return output
     return ToolOutput(f"unsupported call: {name}", success=False)

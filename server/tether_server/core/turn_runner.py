@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from tether_server import log, metrics, telemetry
-from tether_server.core import compaction, context, items, web_search
+from tether_server.core import compaction, context, external_tools, items
 from tether_server.core import events as ev
 from tether_server.core.approval import TurnCancelled
 from tether_server.core.history import normalized
@@ -243,16 +243,14 @@ def _tool_context(session: ThreadSession, turn: ActiveTurn) -> ToolContext:
         exec_rules=deps.exec_rules,
         private_paths=deps.private_paths,
         hidden_paths=deps.hidden_paths,
+        external=external_tools.dispatcher(deps.mcp),
     )
 
 
 def _request_tools(session: ThreadSession) -> list[dict[str, Any]]:
     """The built-in tools, then the hosted ones: a fixed order keeps the prefix cacheable."""
-    tools = default_tools()
-    hosted = web_search.tool_spec(session.deps.web_search)
-    if hosted is not None:
-        tools.append(hosted)
-    return tools
+    deps = session.deps
+    return [*default_tools(), *external_tools.request_tools(deps.web_search, deps.mcp)]
 
 
 def _build_request(session: ThreadSession, turn: ActiveTurn) -> ModelRequest:

@@ -184,6 +184,11 @@ def _output_delta(e: ev.CommandOutputDelta) -> tuple[str, Params]:
     return "item/commandExecution/outputDelta", {**_ids(e), "itemId": e.item_id, "delta": e.delta}
 
 
+@_projects(ev.McpToolCallProgress)
+def _mcp_progress(e: ev.McpToolCallProgress) -> tuple[str, Params]:
+    return "item/mcpToolCall/progress", {**_ids(e), "itemId": e.item_id, "message": e.message}
+
+
 @_projects(ev.TerminalInteraction)
 def _terminal(e: ev.TerminalInteraction) -> tuple[str, Params]:
     params = {**_ids(e), "itemId": e.item_id, "processId": e.process_id, "stdin": e.stdin}
@@ -233,6 +238,8 @@ def _resolved(e: ev.ApprovalResolved) -> tuple[str, Params]:
 
 def approval_request(ask: ev.ApprovalAsk) -> tuple[str, Params]:
     """(method, params) of the server request that puts `ask` to the clients."""
+    if isinstance(ask, ev.McpToolApprovalAsk):
+        return MCP_ELICITATION, mcp_approval_params(ask)
     ids: Params = {"threadId": ask.thread_id, "turnId": ask.turn_id, "itemId": ask.item_id}
     if isinstance(ask, ev.FileChangeApprovalAsk):
         params: Params = {**ids, "startedAtMs": ask.started_at_ms, "reason": None, "grantRoot": None}
@@ -262,6 +269,8 @@ def approval_request(ask: ev.ApprovalAsk) -> tuple[str, Params]:
 
 def approval_answer(result: Params) -> ev.ApprovalAnswer:
     """A client's approval response as the core's answer; anything unreadable declines."""
+    if "action" in result:  # an elicitation's answer: cancel stops the call, not the turn
+        return ev.ApprovalAnswer("accept" if result.get("action") == "accept" else "decline")
     decision = result.get("decision")
     amendment: tuple[str, ...] | None = None
     if isinstance(decision, dict):
@@ -271,3 +280,42 @@ def approval_answer(result: Params) -> ev.ApprovalAnswer:
             amendment = tuple(str(p) for p in prefix)
         decision = next(iter(decision), "decline")
     return ev.ApprovalAnswer(decision if isinstance(decision, str) else "decline", amendment)
+
+
+MCP_ELICITATION = "mcpServer/elicitation/request"
+MCP_APPROVAL_KIND = "mcp_tool_call"
+
+
+def mcp_approval_params(ask: ev.McpToolApprovalAsk) -> Params:
+    """An MCP tool approval as Codex asks it: an elicitation with no fields, marked in `_meta`."""
+    what = "a destructive tool" if ask.destructive else "a tool"
+    return {
+        "threadId": ask.thread_id,
+        "turnId": ask.turn_id,
+        "serverName": ask.server,
+        "mode": "form",
+        "message": f"Allow the {ask.server} MCP server to run {what}: {ask.tool}?",
+        "requestedSchema": {"type": "object", "properties": {}},
+        "_meta": {
+            "codex_approval_kind": MCP_APPROVAL_KIND,
+            "tool_name": ask.tool,
+            "tool_params": ask.arguments,
+            "call_id": ask.item_id,
+        },
+    }
+
+
+def mcp_elicitation_params(server: str, thread_id: str, turn_id: str | None, params: Params) -> Params:
+    """An MCP server's `elicitation/create` params as `mcpServer/elicitation/request` params."""
+    out: Params = {"threadId": thread_id, "turnId": turn_id, "serverName": server}
+    mode = params.get("mode") or "form"
+    out["mode"] = mode
+    out["message"] = str(params.get("message", ""))
+    if mode == "url":
+        out["url"] = str(params.get("url", ""))
+        out["elicitationId"] = str(params.get("elicitationId", ""))
+    else:
+        out["requestedSchema"] = params.get("requestedSchema") or {"type": "object", "properties": {}}
+    if params.get("_meta") is not None:
+        out["_meta"] = params["_meta"]
+    return out

@@ -14,6 +14,7 @@ from tether_server.processor.subscriptions import Subscriptions
 from tether_server.rpc.connection import Connection
 from tether_server.store.base import ThreadStore, TurnRecord
 from tether_server.threads.manager import ThreadManager
+from tether_server.tools.mcp.manager import McpManager
 
 
 @dataclass
@@ -35,6 +36,7 @@ class ServerState:
     draining: bool = False
     originator: str | None = None
     version: str = "0.1.0"
+    mcp: McpManager | None = None
 
     def connections(self) -> list[Connection]:
         """Every open connection (broadcast notifications go to all of them)."""

@@ -124,12 +124,6 @@ async def plugin_installed(
     return ws.PluginInstalledResponse()
 
 
-async def mcp_server_status_list(
-    state: ServerState, ctx: RequestContext, params: ws.ListMcpServerStatusParams
-) -> ws.ListMcpServerStatusResponse:
-    return ws.ListMcpServerStatusResponse()
-
-
 async def bedrock_check(
     state: ServerState, ctx: RequestContext, params: EmptyParams
 ) -> ws.BedrockCheckGovCloudRequirementsResponse:

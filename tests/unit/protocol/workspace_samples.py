@@ -7,6 +7,7 @@ from tests.unit.protocol import wire_samples as s
 
 from tether_protocol.common import WireModel
 from tether_protocol.v2 import config as cfg
+from tether_protocol.v2 import mcp
 from tether_protocol.v2 import thread_extras as tx
 from tether_protocol.v2 import workspace as ws
 
@@ -95,8 +96,8 @@ def workspace_samples() -> list[tuple[str, WireModel]]:
         ),
         ("PluginInstalledParams", ws.PluginInstalledParams(cwds=["/w"])),
         ("PluginInstalledResponse", ws.PluginInstalledResponse()),
-        ("ListMcpServerStatusParams", ws.ListMcpServerStatusParams(limit=5)),
-        ("ListMcpServerStatusResponse", ws.ListMcpServerStatusResponse()),
+        ("ListMcpServerStatusParams", mcp.ListMcpServerStatusParams(limit=5)),
+        ("ListMcpServerStatusResponse", mcp.ListMcpServerStatusResponse(data=[])),
         ("BedrockCheckGovCloudRequirementsResponse", ws.BedrockCheckGovCloudRequirementsResponse()),
         ("ThreadSearchParams", tx.ThreadSearchParams(search_term="needle", sort_key="updated_at")),
         (

@@ -1,0 +1,204 @@
+"""MCP servers configured in `mcp_servers`: real fixture servers (the `mcp` SDK) over stdio and HTTP."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+from typing import Any
+
+from tests.conftest import StartServer
+from tests.integration.tools_ext.mcp_support import (
+    free_port,
+    items_of,
+    run_turn,
+    start_http_fixture,
+    status_of,
+    stdio_server,
+    wait_status,
+)
+from tether_testing import script
+from tether_testing.fake_responses import FakeResponsesServer
+
+
+def _output(fake: FakeResponsesServer, call_id: str) -> str:
+    for request in reversed(fake.requests):
+        for item in request.body["input"]:
+            if item.get("call_id") == call_id and item["type"] == "function_call_output":
+                return str(item["output"])
+    raise AssertionError(f"no output for {call_id}")
+
+
+async def _thread(server: Any, workdir: Path) -> str:
+    result = await server.request("thread/start", {"cwd": str(workdir)})
+    return str(result["thread"]["id"])
+
+
+async def test_discovery_and_a_call_with_structured_content_over_stdio(
+    start_server: StartServer, fake_model: FakeResponsesServer, workdir: Path, tmp_path: Path
+) -> None:
+    log = tmp_path / "calls.log"
+    server = await start_server(*stdio_server("fx", "--log", str(log)))
+    status = await wait_status(server, "fx", "connected")
+    assert status["serverInfo"]["name"] == "fixture" and status["serverInfo"]["version"] == "1.2.3"
+    assert {"lookup", "wipe", "ask_color", "crash", "big"} <= set(status["tools"])
+    assert status["tools"]["lookup"]["annotations"]["readOnlyHint"] is True
+    assert [r["uri"] for r in status["resources"]] == ["fixture://readme"]
+
+    fake_model.add(
+        script.reply(script.function_call("mcp__fx__lookup", {"key": "abc"}, "call_1")),
+        script.text_reply("The value is ABC."),
+    )
+    thread_id = await _thread(server, workdir)
+    mark, turn = await run_turn(server, thread_id, "look abc up")
+    assert turn["status"] == "completed"
+
+    names = [t.get("name") for t in fake_model.requests[0].body["tools"]]
+    mcp_names = [n for n in names if n and n.startswith("mcp__")]
+    assert mcp_names == sorted(mcp_names) and "mcp__fx__lookup" in mcp_names
+    assert names.index("mcp__fx__lookup") > names.index("apply_patch")
+
+    started = items_of(server, mark, "item/started", "mcpToolCall")
+    completed = items_of(server, mark, "item/completed", "mcpToolCall")
+    assert [i["status"] for i in started] == ["inProgress"]
+    (item,) = completed
+    assert item["server"] == "fx" and item["tool"] == "lookup" and item["arguments"] == {"key": "abc"}
+    assert item["status"] == "completed" and item["error"] is None
+    assert item["result"]["structuredContent"] == {"key": "abc", "value": "ABC"}
+    assert isinstance(item["durationMs"], int)
+    progress = [m["params"] for m in server.since(mark) if m.get("method") == "item/mcpToolCall/progress"]
+    assert [p["message"] for p in progress] == ["looking up abc"]
+    assert progress[0]["itemId"] == "call_1"
+    assert '"value": "ABC"' in _output(fake_model, "call_1")
+    # Read-only: nobody was asked.
+    assert not [m for m in server.since(mark) if m.get("method") == "mcpServer/elicitation/request"]
+    assert log.read_text() == "lookup abc\n"
+
+
+async def test_streamable_http_server_round_trip_and_direct_client_calls(
+    start_server: StartServer, fake_model: FakeResponsesServer, workdir: Path, tmp_path: Path
+) -> None:
+    port = free_port()
+    proc = await start_http_fixture(port, tmp_path / "http.log")
+    try:
+        server = await start_server(
+            "-c",
+            f'mcp_servers.web.url="http://127.0.0.1:{port}/mcp"',
+            "-c",
+            'mcp_servers.web.http_headers={"X-Test" = "1"}',
+            "-c",
+            'mcp_servers.web.disabled_tools=["crash"]',
+        )
+        status = await wait_status(server, "web", "connected")
+        assert status["httpOrigin"] == f"http://127.0.0.1:{port}"
+        assert "crash" not in status["tools"] and "lookup" in status["tools"]
+
+        fake_model.add(
+            script.reply(script.function_call("mcp__web__lookup", {"key": "zz"}, "call_h")),
+            script.text_reply("done"),
+        )
+        thread_id = await _thread(server, workdir)
+        mark, _turn = await run_turn(server, thread_id, "look zz up")
+        (item,) = items_of(server, mark, "item/completed", "mcpToolCall")
+        assert item["status"] == "completed" and item["result"]["structuredContent"]["value"] == "ZZ"
+        assert "mcp__web__crash" not in [t.get("name") for t in fake_model.requests[0].body["tools"]]
+
+        direct = await server.request(
+            "mcpServer/tool/call",
+            {"threadId": thread_id, "server": "web", "tool": "lookup", "arguments": {"key": "q"}},
+        )
+        assert direct["structuredContent"] == {"key": "q", "value": "Q"} and direct["isError"] is False
+        read = await server.request("mcpServer/resource/read", {"server": "web", "uri": "fixture://readme"})
+        assert read["contents"][0]["text"] == "fixture readme"
+        missing = await server.call(
+            "mcpServer/tool/call", {"threadId": thread_id, "server": "nope", "tool": "x"}
+        )
+        assert missing.get("error", {}).get("message") == "MCP server not found: nope"
+    finally:
+        proc.kill()
+        await proc.wait()
+
+
+async def test_a_destructive_tool_asks_first_accepted_then_declined(
+    start_server: StartServer, fake_model: FakeResponsesServer, workdir: Path, tmp_path: Path
+) -> None:
+    log = tmp_path / "calls.log"
+    server = await start_server(*stdio_server("fx", "--log", str(log)))
+    await wait_status(server, "fx", "connected")
+    fake_model.add(
+        script.reply(script.function_call("mcp__fx__wipe", {"target": "one"}, "call_a")),
+        script.text_reply("wiped one"),
+        script.reply(script.function_call("mcp__fx__wipe", {"target": "two"}, "call_d")),
+        script.text_reply("could not wipe two"),
+    )
+    thread_id = await _thread(server, workdir)
+    for target, action in (("one", "accept"), ("two", "decline")):
+        mark = server.mark()
+        await server.request(
+            "turn/start", {"threadId": thread_id, "input": [{"type": "text", "text": target}]}
+        )
+        ask = await server.server_request("mcpServer/elicitation/request", after=mark)
+        params = ask["params"]
+        assert params["serverName"] == "fx" and params["threadId"] == thread_id and params["mode"] == "form"
+        assert params["_meta"]["codex_approval_kind"] == "mcp_tool_call"
+        assert "wipe" in params["message"]
+        await server.respond(ask["id"], {"action": action, "content": None})
+        await server.notification("turn/completed", after=mark, within_s=60)
+        resolved = [m for m in server.since(mark) if m.get("method") == "serverRequest/resolved"]
+        assert resolved and resolved[0]["params"]["requestId"] == ask["id"]
+        (item,) = items_of(server, mark, "item/completed", "mcpToolCall")
+        if action == "accept":
+            assert item["status"] == "completed"
+        else:
+            assert item["status"] == "failed" and item["error"]["message"] == "user rejected MCP tool call"
+            assert "rejected" in _output(fake_model, "call_d")
+    assert log.read_text() == "wipe one\n"
+
+
+async def test_a_server_that_never_starts_blocks_neither_thread_start_nor_a_turn(
+    start_server: StartServer, fake_model: FakeResponsesServer, workdir: Path
+) -> None:
+    server = await start_server(*stdio_server("slow", "--hang", startup_timeout_sec=60), *stdio_server("fx"))
+    fake_model.add(script.text_reply("hello"))
+    began = time.monotonic()
+    thread_id = await _thread(server, workdir)
+    _mark, turn = await run_turn(server, thread_id, "hi")
+    assert turn["status"] == "completed"
+    assert time.monotonic() - began < 30
+    assert (await status_of(server, "slow"))["runtimeStatus"] == "starting"
+    assert not [
+        t for t in fake_model.requests[0].body["tools"] if str(t.get("name", "")).startswith("mcp__slow")
+    ]
+
+
+async def test_a_startup_timeout_is_reported_as_failed(start_server: StartServer) -> None:
+    server = await start_server(*stdio_server("slow", "--hang", startup_timeout_sec=1))
+    status = await wait_status(server, "slow", "failed")
+    assert "did not start within 1s" in status["toolsError"]
+
+
+async def test_a_crashing_server_fails_its_call_the_turn_goes_on_and_it_restarts(
+    start_server: StartServer, fake_model: FakeResponsesServer, workdir: Path, tmp_path: Path
+) -> None:
+    log = tmp_path / "calls.log"
+    server = await start_server(*stdio_server("fx", "--log", str(log)))
+    await wait_status(server, "fx", "connected")
+    fake_model.add(
+        script.reply(script.function_call("mcp__fx__crash", {}, "call_c")),
+        script.text_reply("The server crashed; carrying on."),
+        script.reply(script.function_call("mcp__fx__lookup", {"key": "k"}, "call_k")),
+        script.text_reply("back"),
+    )
+    thread_id = await _thread(server, workdir)
+    mark, turn = await run_turn(server, thread_id, "crash it")
+    assert turn["status"] == "completed"
+    (item,) = items_of(server, mark, "item/completed", "mcpToolCall")
+    assert item["status"] == "failed" and item["error"]["message"]
+    assert "MCP tool call failed" in _output(fake_model, "call_c")
+    await server.notification(
+        "mcpServer/startupStatus/updated", after=mark, where=lambda p: p["status"] == "failed"
+    )
+    await wait_status(server, "fx", "connected", after=mark)
+    mark, turn = await run_turn(server, thread_id, "again")
+    (item,) = items_of(server, mark, "item/completed", "mcpToolCall")
+    assert item["status"] == "completed"
+    assert log.read_text() == "crash\nlookup k\n"
