@@ -315,7 +315,10 @@ def mcp_elicitation_params(server: str, thread_id: str, turn_id: str | None, par
         out["url"] = str(params.get("url", ""))
         out["elicitationId"] = str(params.get("elicitationId", ""))
     else:
-        out["requestedSchema"] = params.get("requestedSchema") or {"type": "object", "properties": {}}
+        schema = params.get("requestedSchema") or {}
+        # The form schema is a closed shape: only these keys at its top (a `title` is dropped).
+        kept = {k: schema[k] for k in ("$schema", "type", "properties", "required") if k in schema}
+        out["requestedSchema"] = {"type": "object", "properties": {}, **kept}
     if params.get("_meta") is not None:
         out["_meta"] = params["_meta"]
     return out
