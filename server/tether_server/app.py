@@ -24,6 +24,7 @@ from tether_server.errors import ConfigError, SandboxError, TetherError
 from tether_server.processor import command, projection
 from tether_server.processor import mcp as processor_mcp
 from tether_server.processor.approvals import ApprovalBroker
+from tether_server.processor.dynamic_tools import DynamicToolCalls
 from tether_server.processor.handlers import UNIMPLEMENTED, build_routes
 from tether_server.processor.lifecycle import IdleUnloader
 from tether_server.processor.read_marks import ReadMarks
@@ -238,6 +239,9 @@ class App:
             private_paths=[self.home, *self.hidden_paths],
             version=__version__,
             mcp=mcp,
+            dynamic=DynamicToolCalls(
+                requests, subscriptions, float(self.loaded.config.tether.dynamic_tool_timeout_sec)
+            ),
         )
         processor_mcp.wire_up(state, mcp)
         unloader = IdleUnloader(state, float(self.loaded.config.thread_unload_delay_secs))
@@ -360,4 +364,6 @@ def start_telemetry(config: Config) -> None:
 
 async def _on_disconnect(state: ServerState, conn: Connection) -> None:
     state.subscriptions.drop_connection(conn)
+    if state.dynamic is not None:
+        state.dynamic.connection_closed(conn)
     await command.close_connection(state, conn)

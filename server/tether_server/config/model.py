@@ -92,6 +92,8 @@ class TetherSettings(_Table):
 
     sandbox_readable_credentials: tuple[StrictStr, ...] = ()
     metrics: StrictBool = False
+    # How long a dynamic tool call (item/tool/call) waits for a client before it fails.
+    dynamic_tool_timeout_sec: StrictInt | float = Field(default=300, gt=0)
 
 
 OtlpKind = Literal["otlp-http", "otlp-grpc"]

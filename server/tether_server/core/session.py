@@ -14,6 +14,7 @@ from typing import Any
 
 from tether_server.core import compaction, context, review_mode, turn_runner, user_shell
 from tether_server.core import events as ev
+from tether_server.core.dynamic_calls import DynamicTools
 from tether_server.core.execpolicy import ExecRules
 from tether_server.core.items import ThreadItem
 from tether_server.core.ports import ApprovalPort, EventSink
@@ -88,6 +89,7 @@ class ThreadSession:
         self.approved_for_session: set[str] = set()
         self._reviewer = AutoReviewer()
         self._side_tasks: set[asyncio.Task[None]] = set()
+        self.dynamic: DynamicTools | None = None  # the tools the client declared on thread/start
 
     @property
     def thread_id(self) -> str:

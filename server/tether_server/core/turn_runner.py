@@ -243,14 +243,14 @@ def _tool_context(session: ThreadSession, turn: ActiveTurn) -> ToolContext:
         exec_rules=deps.exec_rules,
         private_paths=deps.private_paths,
         hidden_paths=deps.hidden_paths,
-        external=external_tools.dispatcher(deps.mcp),
+        external=external_tools.dispatcher(deps.mcp, session.dynamic),
     )
 
 
 def _request_tools(session: ThreadSession) -> list[dict[str, Any]]:
     """The built-in tools, then the hosted ones: a fixed order keeps the prefix cacheable."""
     deps = session.deps
-    return [*default_tools(), *external_tools.request_tools(deps.web_search, deps.mcp)]
+    return [*default_tools(), *external_tools.request_tools(deps.web_search, deps.mcp, session.dynamic)]
 
 
 def _build_request(session: ThreadSession, turn: ActiveTurn) -> ModelRequest:

@@ -10,6 +10,7 @@ from tether_server.auth import Credentials
 from tether_server.config import LoadedConfig
 from tether_server.processor.approvals import ApprovalBroker
 from tether_server.processor.command_registry import CommandExecs
+from tether_server.processor.dynamic_tools import DynamicToolCalls
 from tether_server.processor.subscriptions import Subscriptions
 from tether_server.rpc.connection import Connection
 from tether_server.store.base import ThreadStore, TurnRecord
@@ -37,6 +38,7 @@ class ServerState:
     originator: str | None = None
     version: str = "0.1.0"
     mcp: McpManager | None = None
+    dynamic: DynamicToolCalls | None = None
 
     def connections(self) -> list[Connection]:
         """Every open connection (broadcast notifications go to all of them)."""

@@ -14,6 +14,7 @@ from tether_protocol.v2.thread import Thread
 from tether_protocol.v2.turn import Turn
 from tether_server import log
 from tether_server.config.trust import config_for_cwd
+from tether_server.core.dynamic_calls import DynamicTool, DynamicTools, parse_specs
 from tether_server.core.events import IDLE, NOT_LOADED
 from tether_server.core.ids import now_s
 from tether_server.errors import Conflict, InvalidParams, InvalidRequest, NotFound, archived_message
@@ -47,13 +48,24 @@ async def start(
         raise Conflict("Server is draining; retry after reconnecting", data={"reason": "serverShuttingDown"})
     cwd = Path(params.cwd) if params.cwd else default_cwd()
     settings = thread_settings(config_for_cwd(state.config, cwd), params, default_cwd())
+    declared = _dynamic_tools(params)
     record = new_thread_record(settings, originator=state.originator or ctx.connection.client_name)
     log.bind(thread_id=record.id)  # the rest of this request's work is the new thread's
     handle = state.threads.create(record, settings, ephemeral=bool(params.ephemeral))
+    if declared and state.dynamic is not None:
+        handle.set_dynamic_tools(DynamicTools(declared, state.dynamic.caller(record.id, ctx.connection)))
     state.subscriptions.subscribe(record.id, ctx.connection)
     thread = _loaded_view(handle)
     ctx.after_response(lambda: announce_started(state, thread))
     return session_response(tl.ThreadStartResponse, thread, settings)
+
+
+def _dynamic_tools(params: tl.ThreadStartParams) -> list[DynamicTool]:
+    """The declared dynamic tools, checked before anything is created."""
+    try:
+        return parse_specs(params.dynamic_tools or [])
+    except ValueError as exc:
+        raise InvalidParams(str(exc)) from None
 
 
 async def _turns_of(state: ServerState, thread_id: str) -> list[Turn]:

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from tether_server import log, metrics
+from tether_server.core.dynamic_calls import DynamicTools
 from tether_server.core.events import CoreEvent, Durability, ThreadStatus
 from tether_server.core.ids import now_ms
 from tether_server.core.review_mode import ReviewJob
@@ -162,6 +163,10 @@ class ThreadHandle:
     def note_interrupted(self, turn_id: str) -> None:
         """Tell the model that a turn was cut short (a crash left it open)."""
         self._s.note_interrupted(turn_id)
+
+    def set_dynamic_tools(self, tools: DynamicTools) -> None:
+        """The tools the creating client declared; the next request offers them to the model."""
+        self._s.dynamic = tools
 
     def replace_history(self, history: list[dict[str, Any]]) -> None:
         self._s.recorder.replace_history(history)

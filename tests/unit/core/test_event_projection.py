@@ -35,6 +35,7 @@ SAMPLES: list[ev.CoreEvent] = [
     ev.ReasoningSummaryDelta(T, U, "rs-1", "thinking", 0),
     ev.ReasoningTextDelta(T, U, "rs-1", "raw", 1),
     ev.CommandOutputDelta(T, U, "call-1", "out\n"),
+    ev.McpToolCallProgress(T, U, "call-2", "half way"),
     ev.TerminalInteraction(T, U, "call-1", "7", "y\n"),
     ev.AutoReviewStarted(T, U, "rev-1", "call-1", 10, _ACTION),
     ev.AutoReviewCompleted(T, U, "rev-1", "call-1", 10, _ACTION, "denied", "high", "no", 20),

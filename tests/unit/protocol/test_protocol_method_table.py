@@ -56,6 +56,9 @@ CORE_METHODS = {
     "plugin/installed",
     "mcpServerStatus/list",
     "thread/goal/get",
+    "config/mcpServer/reload",
+    "mcpServer/tool/call",
+    "mcpServer/resource/read",
 }
 UNSCOPED = {
     "initialize",
@@ -91,6 +94,9 @@ UNSCOPED = {
     "plugin/installed",
     "mcpServerStatus/list",
     "thread/goal/get",
+    "config/mcpServer/reload",
+    "mcpServer/tool/call",
+    "mcpServer/resource/read",
 }
 
 
@@ -188,4 +194,6 @@ def test_server_request_table_holds_the_approval_and_user_input_requests() -> No
         "item/commandExecution/requestApproval",
         "item/fileChange/requestApproval",
         "item/tool/requestUserInput",
+        "mcpServer/elicitation/request",
+        "item/tool/call",
     }

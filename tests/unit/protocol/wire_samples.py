@@ -16,6 +16,7 @@ from tether_protocol.v2 import fuzzy as fz
 from tether_protocol.v2 import inputs as inp
 from tether_protocol.v2 import item_parts as ip
 from tether_protocol.v2 import items as it
+from tether_protocol.v2 import mcp
 from tether_protocol.v2 import model as mdl
 from tether_protocol.v2 import notifications as n
 from tether_protocol.v2 import review as rv
@@ -327,6 +328,12 @@ NOTIFICATION_SAMPLES: dict[str, WireModel] = {
     "item/reasoning/textDelta": n.ReasoningTextDeltaNotification(
         thread_id=THREAD_ID, turn_id=TURN_ID, item_id="rs_1", delta="raw", content_index=0
     ),
+    "item/mcpToolCall/progress": mcp.McpToolCallProgressNotification(
+        thread_id=THREAD_ID, turn_id=TURN_ID, item_id="call_m", message="half way"
+    ),
+    "mcpServer/startupStatus/updated": mcp.McpServerStatusUpdatedNotification(
+        name="docs", status="failed", error="MCP server exited"
+    ),
     "item/commandExecution/outputDelta": n.CommandExecutionOutputDeltaNotification(
         thread_id=THREAD_ID, turn_id=TURN_ID, item_id="call_1", delta="hi\n"
     ),
@@ -443,4 +450,15 @@ SERVER_REQUEST_SAMPLES: dict[str, WireModel] = {
         thread_id=THREAD_ID, turn_id=TURN_ID, item_id="call_patch_1", started_at_ms=TS
     ),
     "item/tool/requestUserInput": USER_INPUT_REQUEST,
+    "mcpServer/elicitation/request": mcp.McpServerElicitationRequestParams(
+        thread_id=THREAD_ID,
+        turn_id=TURN_ID,
+        server_name="docs",
+        mode="form",
+        message="Which color?",
+        requested_schema={"type": "object", "properties": {"color": {"type": "string"}}},
+    ),
+    "item/tool/call": mcp.DynamicToolCallParams(
+        thread_id=THREAD_ID, turn_id=TURN_ID, call_id="call_d", tool="lookup", arguments={"id": 1}
+    ),
 }
