@@ -74,6 +74,11 @@ def _parser() -> argparse.ArgumentParser:
     daemon.add_argument("action", choices=["start", "stop", "status"])
     sub.add_parser("exec", help="run one turn non-interactively (see `tether exec --help`)", add_help=False)
     sub.add_parser("tui", help="terminal UI, local or on a daemon (see `tether tui --help`)", add_help=False)
+    sub.add_parser(
+        "mcp-server",
+        help="serve Tether as an MCP server on stdio (tools tether, tether-reply)",
+        add_help=False,
+    )
     login.add_parsers(sub)
     doctor.add_parser(sub)
     return parser
@@ -229,6 +234,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         from tether_client.exec_cli import main as exec_main
 
         return exec_main(argv[1:])
+    if argv[:1] == ["mcp-server"]:
+        from tether_client.mcp_server import main as mcp_main
+
+        return mcp_main(argv[1:])
     if argv[:1] == ["tui"]:
         from tether_tui.cli import main as tui_main
 
