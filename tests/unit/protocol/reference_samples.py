@@ -11,9 +11,8 @@ from tether_protocol.v2 import approvals as ap
 from tether_protocol.v2 import collaboration as collab
 from tether_protocol.v2 import command as cmd
 from tether_protocol.v2 import config as cfg
-from tether_protocol.v2 import fs
+from tether_protocol.v2 import fs, mcp
 from tether_protocol.v2 import fuzzy as fz
-from tether_protocol.v2 import mcp
 from tether_protocol.v2 import initialize as ini
 from tether_protocol.v2 import inputs as inp
 from tether_protocol.v2 import item_parts as ip

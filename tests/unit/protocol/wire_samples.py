@@ -11,12 +11,11 @@ from tether_protocol.v2 import account as acct
 from tether_protocol.v2 import approvals as ap
 from tether_protocol.v2 import command as cmd
 from tether_protocol.v2 import config as cfg
-from tether_protocol.v2 import fs
+from tether_protocol.v2 import fs, mcp
 from tether_protocol.v2 import fuzzy as fz
 from tether_protocol.v2 import inputs as inp
 from tether_protocol.v2 import item_parts as ip
 from tether_protocol.v2 import items as it
-from tether_protocol.v2 import mcp
 from tether_protocol.v2 import model as mdl
 from tether_protocol.v2 import notifications as n
 from tether_protocol.v2 import review as rv
