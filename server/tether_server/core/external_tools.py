@@ -12,7 +12,7 @@ from typing import Any
 from tether_server.core import dynamic_calls, mcp_calls, web_search
 from tether_server.core.dynamic_calls import DynamicTools
 from tether_server.core.tool_calls import ToolContext, ToolOutput
-from tether_server.tools.mcp.manager import McpManager
+from tether_server.tools.mcp.manager import PREFIX, McpManager
 
 
 def request_tools(
@@ -42,6 +42,8 @@ def dispatcher(mcp: McpManager | None, dynamic: DynamicTools | None = None) -> A
             return mcp_calls.search(mcp, args)
         tool = mcp.find(name)
         if tool is None:
+            if name.startswith(PREFIX):
+                return ToolOutput(f"MCP tool {name} is not available: its server is not connected", False)
             return None
         return await mcp_calls.call(ctx, mcp, call_id, tool, args)
 
