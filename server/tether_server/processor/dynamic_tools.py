@@ -1,7 +1,8 @@
 """`item/tool/call`: a dynamic tool's call goes to the client that declared it, else to another subscriber.
 
 The call waits for one answer, first from the owner; when the owner's connection closes, the
-thread's other subscribers get the request (same id). With nobody answering within the timeout,
+thread's other subscribers get the request (same id), and so does a client that subscribes
+later. With nobody answering within the timeout,
 the call fails and the model is told so.
 """
 
@@ -72,6 +73,12 @@ class DynamicToolCalls:
     def _hand_on(self, thread_id: str, req: PendingRequest, gone: Connection) -> None:
         others = [c for c in self._subs.subscribers(thread_id) if c is not gone and c.id not in req.sent_to]
         self._requests.send(req, others)
+
+    def resend(self, thread_id: str, conn: Connection) -> None:
+        """A client (re)subscribing to the thread gets the calls still waiting for an answer."""
+        for owner_thread, req in list(self._pending.values()):
+            if owner_thread == thread_id and not req.future.done() and conn.id not in req.sent_to:
+                self._requests.send(req, [conn])
 
     def connection_closed(self, conn: Connection) -> None:
         """Give the calls `conn` was to answer to the thread's other subscribers."""

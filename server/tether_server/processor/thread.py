@@ -104,6 +104,9 @@ async def resume(
     ctx.after_response(lambda: announce_recovered(state, handle))
     approvals = state.approvals
     ctx.after_response(lambda: approvals.resend(params.thread_id, conn))
+    if state.dynamic is not None:
+        dynamic = state.dynamic
+        ctx.after_response(lambda: dynamic.resend(params.thread_id, conn))
     return session_response(tl.ThreadResumeResponse, thread, handle.settings)
 
 

@@ -44,7 +44,7 @@ TOOLS = [
 async def connect(tmp_path: Path, fake_model: FakeResponsesServer) -> AsyncIterator[Connect]:
     args = mock_provider_args(fake_model.base_url)
     overrides = [v for f, v in zip(args[::2], args[1::2], strict=True) if f == "-c"]
-    overrides.append("tether.dynamic_tool_timeout_sec=1")
+    overrides.append("tether.dynamic_tool_timeout_sec=3")
     store = MemoryThreadStore()
     app = App(load_config(tmp_path / "home", overrides), tmp_path / "home", store_factory=lambda _h: store)
     dispatcher = await app.start()
@@ -153,6 +153,29 @@ async def test_when_the_owner_leaves_another_subscriber_answers(
     assert _output(fake_model, "call_9") == "from other"
 
 
+async def test_a_client_that_subscribes_after_the_owner_left_gets_the_call(
+    connect: Connect, fake_model: FakeResponsesServer, workdir: Path
+) -> None:
+    fake_model.add(
+        script.reply(script.function_call("lookup_ticket", {"id": 3}, "call_3")), script.text_reply("done")
+    )
+    owner = await connect()
+    late = await connect()
+    thread_id = await _start(owner, workdir)
+    mark = await _begin_turn(owner, thread_id)
+    first = await owner.server_request("item/tool/call", after=mark)
+    await owner.close()
+    mark_late = late.mark()
+    await late.request("thread/resume", {"threadId": thread_id})
+    handed = await late.server_request("item/tool/call", after=mark_late)
+    assert handed["id"] == first["id"]
+    await late.respond(
+        handed["id"], {"contentItems": [{"type": "inputText", "text": "late"}], "success": True}
+    )
+    await late.notification("turn/completed", after=mark_late)
+    assert _output(fake_model, "call_3") == "late"
+
+
 async def test_when_nobody_can_answer_the_call_fails_and_the_model_is_told(
     connect: Connect, fake_model: FakeResponsesServer, workdir: Path
 ) -> None:
@@ -169,7 +192,7 @@ async def test_when_nobody_can_answer_the_call_fails_and_the_model_is_told(
     await fake_model.wait_for_request(2, within_s=20)
     await watcher.request("thread/resume", {"threadId": thread_id})
     await watcher.notification("thread/status/changed", where=lambda p: p["status"]["type"] == "idle")
-    assert "no client answered within 1s" in _output(fake_model, "call_1")
+    assert "no client answered within 3s" in _output(fake_model, "call_1")
     read = await watcher.request("thread/read", {"threadId": thread_id, "includeTurns": True})
     items = [i for t in read["thread"]["turns"] for i in t["items"] if i["type"] == "dynamicToolCall"]
     assert items and items[0]["status"] == "failed" and items[0]["success"] is False
