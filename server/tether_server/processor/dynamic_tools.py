@@ -2,8 +2,7 @@
 
 The call waits for one answer, first from the owner; when the owner's connection closes, the
 thread's other subscribers get the request (same id), and so does a client that subscribes
-later. With nobody answering within the timeout,
-the call fails and the model is told so.
+later. With nobody answering within the timeout, the call fails and the model is told so.
 """
 
 from __future__ import annotations
