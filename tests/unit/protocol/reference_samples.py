@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from tests.unit.protocol import wire_samples as s
+from tests.unit.protocol.mcp_samples import mcp_samples, mcp_schemaless
 from tests.unit.protocol.workspace_samples import workspace_samples
 
 from tether_protocol.common import WireModel
@@ -11,7 +12,7 @@ from tether_protocol.v2 import approvals as ap
 from tether_protocol.v2 import collaboration as collab
 from tether_protocol.v2 import command as cmd
 from tether_protocol.v2 import config as cfg
-from tether_protocol.v2 import fs, mcp
+from tether_protocol.v2 import fs
 from tether_protocol.v2 import fuzzy as fz
 from tether_protocol.v2 import initialize as ini
 from tether_protocol.v2 import inputs as inp
@@ -436,45 +437,6 @@ _object_samples: list[tuple[str, WireModel]] = [
     ("ToolRequestUserInputParams", s.USER_INPUT_REQUEST),
     ("ToolRequestUserInputQuestion", s.USER_INPUT_REQUEST.questions[0]),
     ("ToolRequestUserInputOption", ap.ToolRequestUserInputOption(label="l", description="d")),
-    ("ListMcpServerStatusParams", mcp.ListMcpServerStatusParams(cursor="1", limit=5, detail="full")),
-    (
-        "ListMcpServerStatusResponse",
-        mcp.ListMcpServerStatusResponse(
-            data=[
-                mcp.McpServerStatus(
-                    name="docs",
-                    auth_status="unsupported",
-                    runtime_status="connected",
-                    server_info=mcp.McpServerInfo(name="docs", version="1.0"),
-                    tools={"lookup": {"name": "lookup", "inputSchema": {"type": "object"}}},
-                    resources=[{"name": "readme", "uri": "docs://readme"}],
-                )
-            ],
-            next_cursor=None,
-        ),
-    ),
-    ("McpServerInfo", mcp.McpServerInfo(name="docs", version="1.0", title="Docs")),
-    (
-        "McpServerStatus",
-        mcp.McpServerStatus(name="slow", auth_status="bearerToken", runtime_status="failed", tools_error="x"),
-    ),
-    ("McpServerRefreshResponse", mcp.McpServerRefreshResponse()),
-    (
-        "McpServerToolCallParams",
-        mcp.McpServerToolCallParams(thread_id="t", server="docs", tool="lookup", arguments={"q": 1}),
-    ),
-    (
-        "McpServerToolCallResponse",
-        mcp.McpServerToolCallResponse(content=[{"type": "text", "text": "x"}], structured_content={"n": 1}),
-    ),
-    ("McpResourceReadParams", mcp.McpResourceReadParams(server="docs", uri="docs://readme")),
-    (
-        "McpResourceReadResponse",
-        mcp.McpResourceReadResponse(
-            contents=[{"uri": "docs://readme", "text": "hi", "mimeType": "text/plain"}]
-        ),
-    ),
-    ("DynamicToolCallParams", s.SERVER_REQUEST_SAMPLES["item/tool/call"]),
 ]
 
 _notification_samples: list[tuple[str, WireModel]] = [
@@ -509,15 +471,6 @@ SCHEMALESS_MODELS: dict[str, WireModel] = {
         answers={"color": ap.ToolRequestUserInputAnswer(answers=["Red"])}
     ),
     "ToolRequestUserInputAnswer": ap.ToolRequestUserInputAnswer(answers=[]),
-    "McpServerElicitationRequestResponse": mcp.McpServerElicitationRequestResponse(action="accept"),
-    "DynamicToolCallResponse": mcp.DynamicToolCallResponse(
-        content_items=[ip.InputTextContentItem(text="ok")], success=True
-    ),
-    # A oneOf with the mode-specific fields in the reference; validated through ServerRequest.json.
-    "McpServerElicitationRequestParams": s.SERVER_REQUEST_SAMPLES["mcpServer/elicitation/request"],
-    "McpToolCallGuardianApprovalReviewAction": rv.McpToolCallGuardianApprovalReviewAction(
-        server="docs", tool_name="lookup"
-    ),
     # Experimental method: the stable reference schema does not describe it.
     "CollaborationModeListParams": collab.CollaborationModeListParams(),
     "CollaborationModeListResponse": collab.CollaborationModeListResponse(
@@ -532,3 +485,5 @@ SCHEMALESS_MODELS: dict[str, WireModel] = {
 
 
 REFERENCE_SAMPLES.extend(workspace_samples())
+REFERENCE_SAMPLES.extend(mcp_samples())
+SCHEMALESS_MODELS.update(mcp_schemaless())
