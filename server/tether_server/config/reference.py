@@ -82,6 +82,21 @@ NOTES: dict[str, tuple[str, str]] = {
         "Credential directories in your home (`.aws`, `.ssh`, …) sandboxed commands may still read.",
     ),
     "tether.metrics": (TETHER, "Serve Prometheus metrics at `/metrics` on ws listeners (`--metrics`)."),
+    "tether.dynamic_tool_timeout_sec": (
+        TETHER,
+        "How long a dynamic tool call (`item/tool/call`) waits for a client before it fails.",
+    ),
+    "mcp_servers": (
+        SAME,
+        "MCP servers by name, with Codex's keys (stdio `command`/`args`/`env`/`cwd`, HTTP `url`/"
+        "`bearer_token_env_var`/`http_headers`, `enabled`, `enabled_tools`/`disabled_tools`, "
+        "`startup_timeout_sec`, `tool_timeout_sec`, `tools.<tool>.approval_mode`); see protocol.md.",
+    ),
+    "web_search": (
+        "Codex key, default `disabled`",
+        "The provider's hosted web search: `live`, `cached`/`indexed` (no live fetches) or `disabled`.",
+    ),
+    "tools": (SAME, "Only `tools.web_search` (true: `live`) is read, when `web_search` is unset."),
     "otel": (SAME, "OpenTelemetry export; off when absent or when no exporter is set."),
     "otel.environment": (SAME, "The `deployment.environment` attribute of everything exported."),
     "otel.exporter": (
