@@ -13,49 +13,41 @@ from pathlib import Path
 
 from tests.support.memory import MemoryClient
 from tether_server.app import App
-from tether_server.config import load_config
-from tether_server.serve import private_paths
-
-
-def _parse(args: Sequence[str]) -> tuple[list[str], int]:
-    """The `app-server` flags that make sense in process: `-c key=value` and `--max-inflight-requests`."""
-    overrides: list[str] = []
-    max_inflight = 1024
-    rest = list(args)
-    while rest:
-        flag, value = rest.pop(0), rest.pop(0) if rest else ""
-        if flag in ("-c", "--config"):
-            overrides.append(value)
-        elif flag == "--max-inflight-requests":
-            max_inflight = int(value)
-        else:
-            raise ValueError(f"{flag}: not supported in process; use the start_server fixture")
-    return overrides, max_inflight
+from tether_server.cli import _parser, _serve_options
+from tether_server.config import load_config, prepare_home
+from tether_server.serve_options import private_paths
 
 
 class InProcessServer(MemoryClient):
     """One client of an `App` running in this process, as `AppServer` is one client of a daemon."""
 
-    def __init__(self, app: App) -> None:
+    def __init__(self, app: App, *, outbox_capacity: int) -> None:
         assert app.running is not None
-        super().__init__(app.running.dispatcher)
+        super().__init__(app.running.dispatcher, outbox_capacity=outbox_capacity)
         self.app = app
         self.home = app.home
         self._closed = False
 
     @classmethod
     async def start(cls, home: Path, args: Sequence[str] = ()) -> InProcessServer:
-        """Build and start the app as the CLI does (config from `home` plus `args`), then connect."""
-        home.mkdir(parents=True, exist_ok=True)
-        overrides, max_inflight = _parse(args)
+        """Build and start the app as `tether app-server ARGS` does (the CLI's own parser, options and
+        config loading), then connect. Only stdio-like serving applies: listeners need the subprocess.
+        """
+        parsed = _parser().parse_args(["app-server", *args])
+        if parsed.tool is not None or parsed.listen not in (None, ["stdio://"]):
+            raise ValueError(f"{list(args)}: not servable in process; use the start_server fixture")
+        prepare_home(home)
+        options = _serve_options(parsed, home)
+        loaded = load_config(home, parsed.overrides, strict=parsed.strict_config, profile=parsed.profile)
         app = App(
-            load_config(home, overrides),
+            loaded,
             home,
-            max_inflight=max_inflight,
-            hidden_paths=private_paths(home),
+            max_inflight=parsed.max_inflight_requests,
+            max_inflight_per_connection=parsed.max_inflight_per_connection,
+            hidden_paths=private_paths(home, options),
         )
         await app.start()
-        return cls(app)
+        return cls(app, outbox_capacity=options.outbox_capacity)
 
     async def close(self, *, check: bool = True) -> int:
         """End of input, as closing a daemon's stdin: answers are sent, then the app shuts down."""
