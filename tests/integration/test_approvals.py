@@ -1,4 +1,4 @@
-"""Approval flows over stdio: the server asks the client before a command leaves the sandbox."""
+"""Approval flows: the server asks the client before a command leaves the sandbox."""
 
 from __future__ import annotations
 
@@ -6,8 +6,8 @@ import json
 from pathlib import Path
 from typing import Any
 
-from tests.conftest import StartServer
-from tests.support.appserver import AppServer, methods
+from tests.conftest import StartApp
+from tests.support.rpcclient import RpcClient, methods
 from tether_testing import script
 from tether_testing.fake_responses import FakeResponsesServer
 
@@ -19,7 +19,7 @@ ESCALATED = {
 
 
 async def _start(
-    server: AppServer, workdir: Path, sandbox: str = "read-only", policy: str = "on-request"
+    server: RpcClient, workdir: Path, sandbox: str = "read-only", policy: str = "on-request"
 ) -> str:
     result = await server.request(
         "thread/start", {"cwd": str(workdir), "sandbox": sandbox, "approvalPolicy": policy}
@@ -27,7 +27,7 @@ async def _start(
     return str(result["thread"]["id"])
 
 
-async def _begin(server: AppServer, thread_id: str, text: str = "go") -> tuple[int, dict[str, Any]]:
+async def _begin(server: RpcClient, thread_id: str, text: str = "go") -> tuple[int, dict[str, Any]]:
     mark = server.mark()
     result = await server.request(
         "turn/start", {"threadId": thread_id, "input": [{"type": "text", "text": text}]}
@@ -43,7 +43,7 @@ def _output(fake: FakeResponsesServer, call_id: str) -> str:
     raise AssertionError(f"no output for {call_id}")
 
 
-def _command_items(server: AppServer, mark: int) -> list[dict[str, Any]]:
+def _command_items(server: RpcClient, mark: int) -> list[dict[str, Any]]:
     return [
         m["params"]["item"]
         for m in server.since(mark)
@@ -52,13 +52,13 @@ def _command_items(server: AppServer, mark: int) -> list[dict[str, Any]]:
 
 
 async def test_an_accepted_escalation_runs_outside_the_sandbox_in_codex_order(
-    start_server: StartServer, fake_model: FakeResponsesServer, workdir: Path
+    start_app: StartApp, fake_model: FakeResponsesServer, workdir: Path
 ) -> None:
     fake_model.add(
         script.reply(script.function_call("exec_command", ESCALATED, "call_shell_1")),
         script.text_reply("Wrote it."),
     )
-    server = await start_server()
+    server = await start_app()
     thread_id = await _start(server, workdir)
     mark, _ = await _begin(server, thread_id)
     request = await server.server_request("item/commandExecution/requestApproval", after=mark)
@@ -90,12 +90,12 @@ async def test_an_accepted_escalation_runs_outside_the_sandbox_in_codex_order(
 
 
 async def test_a_declined_command_does_not_run_and_the_model_is_told(
-    start_server: StartServer, fake_model: FakeResponsesServer, workdir: Path
+    start_app: StartApp, fake_model: FakeResponsesServer, workdir: Path
 ) -> None:
     fake_model.add(
         script.reply(script.function_call("exec_command", ESCALATED, "c1")), script.text_reply("ok")
     )
-    server = await start_server()
+    server = await start_app()
     mark, _ = await _begin(server, await _start(server, workdir))
     request = await server.server_request("item/commandExecution/requestApproval", after=mark)
     await server.respond(request["id"], {"decision": "decline"})
@@ -107,10 +107,10 @@ async def test_a_declined_command_does_not_run_and_the_model_is_told(
 
 
 async def test_cancel_interrupts_the_turn(
-    start_server: StartServer, fake_model: FakeResponsesServer, workdir: Path
+    start_app: StartApp, fake_model: FakeResponsesServer, workdir: Path
 ) -> None:
     fake_model.add(script.reply(script.function_call("exec_command", ESCALATED, "c1")))
-    server = await start_server()
+    server = await start_app()
     mark, _ = await _begin(server, await _start(server, workdir))
     request = await server.server_request("item/commandExecution/requestApproval", after=mark)
     await server.respond(request["id"], {"decision": "cancel"})
@@ -121,12 +121,12 @@ async def test_cancel_interrupts_the_turn(
 
 
 async def test_an_error_reply_fails_the_item_and_the_turn_goes_on(
-    start_server: StartServer, fake_model: FakeResponsesServer, workdir: Path
+    start_app: StartApp, fake_model: FakeResponsesServer, workdir: Path
 ) -> None:
     fake_model.add(
         script.reply(script.function_call("exec_command", ESCALATED, "c1")), script.text_reply("ok")
     )
-    server = await start_server()
+    server = await start_app()
     mark, _ = await _begin(server, await _start(server, workdir))
     request = await server.server_request("item/commandExecution/requestApproval", after=mark)
     await server.send({"id": request["id"], "error": {"code": -32000, "message": "client refused"}})
@@ -136,7 +136,7 @@ async def test_an_error_reply_fails_the_item_and_the_turn_goes_on(
 
 
 async def test_accept_for_session_is_remembered_for_the_thread(
-    start_server: StartServer, fake_model: FakeResponsesServer, workdir: Path
+    start_app: StartApp, fake_model: FakeResponsesServer, workdir: Path
 ) -> None:
     fake_model.add(
         script.reply(script.function_call("exec_command", ESCALATED, "c1")),
@@ -144,7 +144,7 @@ async def test_accept_for_session_is_remembered_for_the_thread(
         script.reply(script.function_call("exec_command", ESCALATED, "c2")),
         script.text_reply("two"),
     )
-    server = await start_server()
+    server = await start_app()
     thread_id = await _start(server, workdir)
     mark, _ = await _begin(server, thread_id)
     request = await server.server_request("item/commandExecution/requestApproval", after=mark)
@@ -157,10 +157,10 @@ async def test_accept_for_session_is_remembered_for_the_thread(
 
 
 async def test_interrupt_while_an_approval_is_pending_resolves_it(
-    start_server: StartServer, fake_model: FakeResponsesServer, workdir: Path
+    start_app: StartApp, fake_model: FakeResponsesServer, workdir: Path
 ) -> None:
     fake_model.add(script.reply(script.function_call("exec_command", ESCALATED, "c1")))
-    server = await start_server()
+    server = await start_app()
     thread_id = await _start(server, workdir)
     mark, turn = await _begin(server, thread_id)
     request = await server.server_request("item/commandExecution/requestApproval", after=mark)
@@ -176,12 +176,12 @@ async def test_interrupt_while_an_approval_is_pending_resolves_it(
 
 
 async def test_never_refuses_escalation_without_asking(
-    start_server: StartServer, fake_model: FakeResponsesServer, workdir: Path
+    start_app: StartApp, fake_model: FakeResponsesServer, workdir: Path
 ) -> None:
     fake_model.add(
         script.reply(script.function_call("exec_command", ESCALATED, "c1")), script.text_reply("ok")
     )
-    server = await start_server()
+    server = await start_app()
     mark, _ = await _begin(server, await _start(server, workdir, policy="never"))
     await server.notification("turn/completed", after=mark)
     assert "item/commandExecution/requestApproval" not in methods(server.since(mark))
@@ -189,14 +189,14 @@ async def test_never_refuses_escalation_without_asking(
 
 
 async def test_untrusted_asks_before_commands_that_are_not_known_safe(
-    start_server: StartServer, fake_model: FakeResponsesServer, workdir: Path
+    start_app: StartApp, fake_model: FakeResponsesServer, workdir: Path
 ) -> None:
     fake_model.add(
         script.reply(script.function_call("exec_command", {"cmd": "ls"}, "c_safe")),
         script.reply(script.function_call("exec_command", {"cmd": "touch x.txt"}, "c_unsafe")),
         script.text_reply("ok"),
     )
-    server = await start_server()
+    server = await start_app()
     mark, _ = await _begin(
         server, await _start(server, workdir, sandbox="workspace-write", policy="untrusted")
     )
@@ -208,11 +208,11 @@ async def test_untrusted_asks_before_commands_that_are_not_known_safe(
 
 
 async def test_a_patch_under_a_read_only_sandbox_asks_and_applies_when_accepted(
-    start_server: StartServer, fake_model: FakeResponsesServer, workdir: Path
+    start_app: StartApp, fake_model: FakeResponsesServer, workdir: Path
 ) -> None:
     patch = "*** Begin Patch\n*** Add File: new.txt\n+content\n*** End Patch\n"
     fake_model.add(script.reply(script.custom_tool_call("apply_patch", patch, "p1")), script.text_reply("ok"))
-    server = await start_server()
+    server = await start_app()
     mark, _ = await _begin(server, await _start(server, workdir))
     request = await server.server_request("item/fileChange/requestApproval", after=mark)
     assert request["params"]["itemId"] == "p1"
@@ -227,11 +227,11 @@ async def test_a_patch_under_a_read_only_sandbox_asks_and_applies_when_accepted(
 
 
 async def test_a_declined_patch_writes_nothing(
-    start_server: StartServer, fake_model: FakeResponsesServer, workdir: Path
+    start_app: StartApp, fake_model: FakeResponsesServer, workdir: Path
 ) -> None:
     patch = "*** Begin Patch\n*** Add File: new.txt\n+content\n*** End Patch\n"
     fake_model.add(script.reply(script.custom_tool_call("apply_patch", patch, "p1")), script.text_reply("ok"))
-    server = await start_server()
+    server = await start_app()
     mark, _ = await _begin(server, await _start(server, workdir))
     request = await server.server_request("item/fileChange/requestApproval", after=mark)
     await server.respond(request["id"], {"decision": "decline"})
@@ -246,14 +246,14 @@ def _verdict(outcome: str) -> dict[str, Any]:
 
 
 async def test_auto_review_allows_without_asking_the_client(
-    start_server: StartServer, fake_model: FakeResponsesServer, workdir: Path
+    start_app: StartApp, fake_model: FakeResponsesServer, workdir: Path
 ) -> None:
     fake_model.add(
         script.reply(script.function_call("exec_command", ESCALATED, "c1")),
         _verdict("allow"),
         script.text_reply("ok"),
     )
-    server = await start_server()
+    server = await start_app()
     result = await server.request(
         "thread/start", {"cwd": str(workdir), "sandbox": "read-only", "approvalsReviewer": "auto_review"}
     )
@@ -272,7 +272,7 @@ async def test_auto_review_allows_without_asking_the_client(
 
 
 async def test_auto_review_denials_decline_and_three_in_a_row_interrupt_the_turn(
-    start_server: StartServer, fake_model: FakeResponsesServer, workdir: Path
+    start_app: StartApp, fake_model: FakeResponsesServer, workdir: Path
 ) -> None:
     fake_model.add(
         script.reply(script.function_call("exec_command", ESCALATED, "c1")),
@@ -282,7 +282,7 @@ async def test_auto_review_denials_decline_and_three_in_a_row_interrupt_the_turn
         script.reply(script.function_call("exec_command", ESCALATED, "c3")),
         _verdict("deny"),
     )
-    server = await start_server()
+    server = await start_app()
     result = await server.request(
         "thread/start", {"cwd": str(workdir), "sandbox": "read-only", "approvalsReviewer": "auto_review"}
     )

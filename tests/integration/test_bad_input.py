@@ -1,5 +1,8 @@
 """Bad input found by the first outside fuzz run: each gets a clear -32602, leaks nothing, and the
-daemon keeps serving valid requests afterwards."""
+daemon keeps serving valid requests afterwards.
+
+The leak checks count the daemon's descriptors, so they run on a real process.
+"""
 
 from __future__ import annotations
 
@@ -9,8 +12,9 @@ from typing import Any
 
 import pytest
 
-from tests.conftest import StartServer
-from tests.support.appserver import AppServer, RpcErrorReply
+from tests.conftest import StartApp, StartServer
+from tests.support.appserver import AppServer
+from tests.support.rpcclient import RpcClient, RpcErrorReply
 from tether_testing import script
 from tether_testing.fake_responses import FakeResponsesServer
 
@@ -21,7 +25,7 @@ def _open_fds(server: AppServer) -> int:
     return len(os.listdir(f"/proc/{server.proc.pid}/fd"))
 
 
-async def _invalid(server: AppServer, method: str, params: dict[str, Any]) -> str:
+async def _invalid(server: RpcClient, method: str, params: dict[str, Any]) -> str:
     with pytest.raises(RpcErrorReply) as refused:
         await server.request(method, params)
     assert refused.value.code == -32602, refused.value
@@ -29,10 +33,10 @@ async def _invalid(server: AppServer, method: str, params: dict[str, Any]) -> st
 
 
 async def test_thread_list_accepts_every_sort_key_of_the_schema(
-    start_server: StartServer, fake_model: FakeResponsesServer, workdir: Path
+    start_app: StartApp, fake_model: FakeResponsesServer, workdir: Path
 ) -> None:
     fake_model.add(script.text_reply("hi"))
-    server = await start_server()
+    server = await start_app()
     tid = (await server.request("thread/start", {"cwd": str(workdir)}))["thread"]["id"]
     mark = server.mark()
     await server.request("turn/start", {"threadId": tid, "input": [{"type": "text", "text": "hello"}]})
@@ -69,8 +73,8 @@ async def test_command_exec_refuses_unrepresentable_input_and_leaks_no_descripto
     assert ok["exitCode"] == 0 and ok["stdout"] == "fine\n"
 
 
-async def test_resize_refuses_a_size_out_of_range(start_server: StartServer, workdir: Path) -> None:
-    server = await start_server()
+async def test_resize_refuses_a_size_out_of_range(start_app: StartApp, workdir: Path) -> None:
+    server = await start_app()
     message = await _invalid(
         server, "command/exec/resize", {"processId": "nope", "size": {"rows": 1, "cols": 65536}}
     )

@@ -1,4 +1,4 @@
-"""`command/exec` and its follow-ups over stdio, with real processes (protocol.md §8.19)."""
+"""`command/exec` and its follow-ups, with real processes (protocol.md §8.19)."""
 
 from __future__ import annotations
 
@@ -12,8 +12,8 @@ from typing import Any
 
 import pytest
 
-from tests.conftest import StartServer
-from tests.support.appserver import WAIT_S, AppServer, RpcErrorReply, mock_provider_args
+from tests.conftest import StartApp
+from tests.support.appserver import WAIT_S, RpcErrorReply, mock_provider_args
 from tests.support.rpcclient import RpcClient
 from tests.support.wsclient import SocketServer
 from tether_testing.fake_responses import FakeResponsesServer
@@ -58,9 +58,9 @@ async def _start(client: RpcClient, params: dict[str, Any]) -> asyncio.Task[dict
 
 
 async def test_buffered_exec_returns_exit_code_and_both_streams_separately(
-    start_server: StartServer, workdir: Path
+    start_app: StartApp, workdir: Path
 ) -> None:
-    server = await start_server(cwd=workdir)
+    server = await start_app(cwd=workdir)
     result = await server.request(
         "command/exec",
         {"command": ["/bin/sh", "-c", "pwd; echo err >&2; exit 7"], "cwd": str(workdir)},
@@ -68,16 +68,14 @@ async def test_buffered_exec_returns_exit_code_and_both_streams_separately(
     assert result == {"exitCode": 7, "stdout": f"{workdir}\n", "stderr": "err\n"}
 
 
-async def test_exec_runs_in_the_servers_cwd_by_default(start_server: StartServer, workdir: Path) -> None:
-    server = await start_server(cwd=workdir)
+async def test_exec_runs_in_the_servers_cwd_by_default(start_app: StartApp, workdir: Path) -> None:
+    server = await start_app(cwd=workdir)
     result = await server.request("command/exec", {"command": ["pwd"]})
     assert result == {"exitCode": 0, "stdout": f"{workdir}\n", "stderr": ""}
 
 
-async def test_empty_command_and_unnamed_streaming_are_refused(
-    start_server: StartServer, workdir: Path
-) -> None:
-    server = await start_server(cwd=workdir)
+async def test_empty_command_and_unnamed_streaming_are_refused(start_app: StartApp, workdir: Path) -> None:
+    server = await start_app(cwd=workdir)
     with pytest.raises(RpcErrorReply) as empty:
         await server.request("command/exec", {"command": []})
     assert (empty.value.code, empty.value.message) == (-32600, "command must not be empty")
@@ -88,10 +86,10 @@ async def test_empty_command_and_unnamed_streaming_are_refused(
 
 
 async def test_streamed_output_arrives_as_base64_deltas_and_is_not_repeated_in_the_result(
-    start_server: StartServer,
+    start_app: StartApp,
     workdir: Path,
 ) -> None:
-    server = await start_server(cwd=workdir)
+    server = await start_app(cwd=workdir)
     result = await server.request(
         "command/exec",
         {
@@ -111,8 +109,8 @@ async def test_streamed_output_arrives_as_base64_deltas_and_is_not_repeated_in_t
     assert last_delta < reply
 
 
-async def test_stdin_can_be_streamed_and_closed(start_server: StartServer, workdir: Path) -> None:
-    server = await start_server(cwd=workdir)
+async def test_stdin_can_be_streamed_and_closed(start_app: StartApp, workdir: Path) -> None:
+    server = await start_app(cwd=workdir)
     task = await _start(
         server, {"command": ["/bin/sh", "-c", "cat; echo done"], "processId": "cat", "streamStdin": True}
     )
@@ -125,9 +123,9 @@ async def test_stdin_can_be_streamed_and_closed(start_server: StartServer, workd
 
 
 async def test_tty_mode_takes_input_resizes_and_merges_output_into_stdout(
-    start_server: StartServer, workdir: Path
+    start_app: StartApp, workdir: Path
 ) -> None:
-    server = await start_server(cwd=workdir)
+    server = await start_app(cwd=workdir)
     # `sed` only ends at end of input: the closeStdin (an end-of-file character on a PTY) is needed.
     script = "stty size; read a; stty size; sed 's/^/got /' >&2"
     task = await _start(
@@ -154,9 +152,9 @@ async def test_tty_mode_takes_input_resizes_and_merges_output_into_stdout(
 
 
 async def test_terminate_kills_the_process_and_the_exec_reply_follows(
-    start_server: StartServer, workdir: Path
+    start_app: StartApp, workdir: Path
 ) -> None:
-    server = await start_server(cwd=workdir)
+    server = await start_app(cwd=workdir)
     task = await _start(
         server, {"command": ["sleep", "30"], "processId": "sleeper", "streamStdoutStderr": True}
     )
@@ -167,9 +165,9 @@ async def test_terminate_kills_the_process_and_the_exec_reply_follows(
 
 
 async def test_output_beyond_the_cap_is_dropped_and_the_last_chunk_says_so(
-    start_server: StartServer, workdir: Path
+    start_app: StartApp, workdir: Path
 ) -> None:
-    server = await start_server(cwd=workdir)
+    server = await start_app(cwd=workdir)
     command = ["/bin/sh", "-c", "head -c 200000 /dev/zero | tr '\\0' a; echo tail >&2"]
     buffered = await server.request("command/exec", {"command": command, "outputBytesCap": 100})
     assert buffered == {"exitCode": 0, "stdout": "a" * 100, "stderr": "tail\n"}
@@ -187,17 +185,17 @@ async def test_output_beyond_the_cap_is_dropped_and_the_last_chunk_says_so(
 
 
 async def test_a_command_that_runs_too_long_is_killed_with_exit_code_124(
-    start_server: StartServer, workdir: Path
+    start_app: StartApp, workdir: Path
 ) -> None:
-    server = await start_server(cwd=workdir)
+    server = await start_app(cwd=workdir)
     result = await server.request(
         "command/exec", {"command": ["/bin/sh", "-c", "echo started; sleep 30"], "timeoutMs": 300}
     )
     assert result == {"exitCode": 124, "stdout": "started\n", "stderr": ""}
 
 
-async def test_env_entries_set_and_null_unsets_variables(start_server: StartServer, workdir: Path) -> None:
-    server = await start_server(cwd=workdir)
+async def test_env_entries_set_and_null_unsets_variables(start_app: StartApp, workdir: Path) -> None:
+    server = await start_app(cwd=workdir)
     result = await server.request(
         "command/exec",
         {
@@ -209,9 +207,9 @@ async def test_env_entries_set_and_null_unsets_variables(start_server: StartServ
 
 
 async def test_the_default_sandbox_is_read_only_and_a_refused_write_is_just_an_exit_code(
-    start_server: StartServer, workdir: Path
+    start_app: StartApp, workdir: Path
 ) -> None:
-    server = await start_server(cwd=workdir)
+    server = await start_app(cwd=workdir)
     write = ["/bin/sh", "-c", "echo hi > made.txt"]
     denied = await server.request("command/exec", {"command": write, "cwd": str(workdir)})
     assert denied["exitCode"] != 0
@@ -224,10 +222,8 @@ async def test_the_default_sandbox_is_read_only_and_a_refused_write_is_just_an_e
     assert (workdir / "made.txt").read_text() == "hi\n"
 
 
-async def test_follow_ups_for_an_unknown_process_id_are_errors(
-    start_server: StartServer, workdir: Path
-) -> None:
-    server = await start_server(cwd=workdir)
+async def test_follow_ups_for_an_unknown_process_id_are_errors(start_app: StartApp, workdir: Path) -> None:
+    server = await start_app(cwd=workdir)
     calls: list[tuple[str, dict[str, Any]]] = [
         ("command/exec/write", {"processId": "nope", "deltaBase64": ""}),
         ("command/exec/resize", {"processId": "nope", "size": {"rows": 1, "cols": 1}}),
@@ -242,10 +238,8 @@ async def test_follow_ups_for_an_unknown_process_id_are_errors(
         )
 
 
-async def test_other_requests_are_answered_while_a_command_runs(
-    start_server: StartServer, workdir: Path
-) -> None:
-    server = await start_server(cwd=workdir)
+async def test_other_requests_are_answered_while_a_command_runs(start_app: StartApp, workdir: Path) -> None:
+    server = await start_app(cwd=workdir)
     task = await _start(server, {"command": ["sleep", "30"], "processId": "bg", "streamStdin": True})
     assert await server.request("thread/loaded/list", {}) == {"data": [], "nextCursor": None}
     await server.request("command/exec/terminate", {"processId": "bg"})
@@ -299,7 +293,7 @@ async def test_closing_the_connection_kills_its_processes(
         await server.stop()
 
 
-async def test_the_exec_reply_waits_for_the_process(start_server: StartServer, workdir: Path) -> None:
-    server: AppServer = await start_server(cwd=workdir)
+async def test_the_exec_reply_waits_for_the_process(start_app: StartApp, workdir: Path) -> None:
+    server: RpcClient = await start_app(cwd=workdir)
     result = await server.request("command/exec", {"command": ["/bin/sh", "-c", "sleep 0.2; echo late"]})
     assert result["stdout"] == "late\n"

@@ -5,8 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from tests.conftest import StartServer
-from tests.support.appserver import AppServer, methods
+from tests.conftest import StartApp
+from tests.support.rpcclient import RpcClient, methods
 from tether_testing import script
 from tether_testing.fake_responses import FakeResponsesServer
 
@@ -15,14 +15,14 @@ def _texts(body: dict[str, Any]) -> list[str]:
     return [c["text"] for m in body["input"] if m.get("type") == "message" for c in m["content"]]
 
 
-async def _turn(server: AppServer, tid: str, text: str) -> None:
+async def _turn(server: RpcClient, tid: str, text: str) -> None:
     mark = server.mark()
     await server.request("turn/start", {"threadId": tid, "input": [{"type": "text", "text": text}]})
     await server.notification("turn/completed", after=mark)
 
 
 async def test_manual_compaction_replaces_history_with_a_summary_that_survives_a_restart(
-    tmp_path: Path, start_server: StartServer, fake_model: FakeResponsesServer, workdir: Path
+    tmp_path: Path, start_app: StartApp, fake_model: FakeResponsesServer, workdir: Path
 ) -> None:
     fake_model.add(
         script.text_reply("answer one"),
@@ -30,7 +30,7 @@ async def test_manual_compaction_replaces_history_with_a_summary_that_survives_a
         script.text_reply("after"),
     )
     home = tmp_path / "home"
-    server = await start_server(home=home)
+    server = await start_app(home=home)
     tid = (await server.request("thread/start", {"cwd": str(workdir)}))["thread"]["id"]
     await _turn(server, tid, "please do X")
     mark = server.mark()
@@ -45,7 +45,7 @@ async def test_manual_compaction_replaces_history_with_a_summary_that_survives_a
     assert "handoff" in _texts(summary_request)[-1]
     await server.close()
 
-    again = await start_server(home=home)
+    again = await start_app(home=home)
     await again.request("thread/resume", {"threadId": tid, "excludeTurns": True})
     await _turn(again, tid, "continue")
     texts = _texts(fake_model.requests[2].body)
@@ -55,14 +55,14 @@ async def test_manual_compaction_replaces_history_with_a_summary_that_survives_a
 
 
 async def test_a_full_context_is_compacted_automatically_before_the_next_request(
-    start_server: StartServer, fake_model: FakeResponsesServer, workdir: Path
+    start_app: StartApp, fake_model: FakeResponsesServer, workdir: Path
 ) -> None:
     fake_model.add(
         script.text_reply("big", usage=script.usage(950, 50)),
         script.text_reply("auto summary"),
         script.text_reply("fine"),
     )
-    server = await start_server("-c", "model_context_window=1000")
+    server = await start_app("-c", "model_context_window=1000")
     tid = (await server.request("thread/start", {"cwd": str(workdir)}))["thread"]["id"]
     await _turn(server, tid, "first")
     mark = server.mark()

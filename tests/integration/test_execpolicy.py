@@ -1,12 +1,12 @@
-"""Exec policy rules over stdio: forbidden, prompt and allow rules, and approvals that add a rule."""
+"""Exec policy rules: forbidden, prompt and allow rules, and approvals that add a rule."""
 
 from __future__ import annotations
 
 from pathlib import Path
 from typing import Any
 
-from tests.conftest import StartServer
-from tests.support.appserver import AppServer
+from tests.conftest import StartApp
+from tests.support.rpcclient import RpcClient
 from tether_testing import script
 from tether_testing.fake_responses import FakeResponsesServer
 
@@ -32,31 +32,31 @@ def _output(fake: FakeResponsesServer, call_id: str) -> str:
     raise AssertionError(f"no output for {call_id}")
 
 
-async def _thread(server: AppServer, workdir: Path, sandbox: str, policy: str) -> str:
+async def _thread(server: RpcClient, workdir: Path, sandbox: str, policy: str) -> str:
     result = await server.request(
         "thread/start", {"cwd": str(workdir), "sandbox": sandbox, "approvalPolicy": policy}
     )
     return str(result["thread"]["id"])
 
 
-async def _turn(server: AppServer, thread_id: str) -> int:
+async def _turn(server: RpcClient, thread_id: str) -> int:
     mark = server.mark()
     await server.request("turn/start", {"threadId": thread_id, "input": [{"type": "text", "text": "go"}]})
     return mark
 
 
-def _asked(server: AppServer, mark: int) -> list[dict[str, Any]]:
+def _asked(server: RpcClient, mark: int) -> list[dict[str, Any]]:
     return [m for m in server.since(mark) if m.get("method") == "item/commandExecution/requestApproval"]
 
 
 async def test_a_forbidden_rule_refuses_the_command_without_asking(
-    start_server: StartServer, fake_model: FakeResponsesServer, workdir: Path, tmp_path: Path
+    start_app: StartApp, fake_model: FakeResponsesServer, workdir: Path, tmp_path: Path
 ) -> None:
     home = tmp_path / "home"
     _rules(home, 'prefix_rule(pattern=["rm", "-rf"], decision="forbidden", justification="no rm")\n')
     (workdir / "build").mkdir()
     _model_runs(fake_model, "rm -rf build", "c1")
-    server = await start_server(home=home)
+    server = await start_app(home=home)
     thread_id = await _thread(server, workdir, "danger-full-access", "on-request")
     mark = await _turn(server, thread_id)
     await server.notification("turn/completed", after=mark)
@@ -66,12 +66,12 @@ async def test_a_forbidden_rule_refuses_the_command_without_asking(
 
 
 async def test_a_prompt_rule_asks_with_its_justification_and_runs_when_accepted(
-    start_server: StartServer, fake_model: FakeResponsesServer, workdir: Path, tmp_path: Path
+    start_app: StartApp, fake_model: FakeResponsesServer, workdir: Path, tmp_path: Path
 ) -> None:
     home = tmp_path / "home"
     _rules(home, 'prefix_rule(pattern=["touch"], decision="prompt", justification="creates files")\n')
     _model_runs(fake_model, "touch made.txt", "c1")
-    server = await start_server(home=home)
+    server = await start_app(home=home)
     thread_id = await _thread(server, workdir, "workspace-write", "on-request")
     mark = await _turn(server, thread_id)
     request = await server.server_request("item/commandExecution/requestApproval", after=mark)
@@ -83,12 +83,12 @@ async def test_a_prompt_rule_asks_with_its_justification_and_runs_when_accepted(
 
 
 async def test_a_prompt_rule_under_never_is_a_refusal(
-    start_server: StartServer, fake_model: FakeResponsesServer, workdir: Path, tmp_path: Path
+    start_app: StartApp, fake_model: FakeResponsesServer, workdir: Path, tmp_path: Path
 ) -> None:
     home = tmp_path / "home"
     _rules(home, 'prefix_rule(pattern=["touch"], decision="prompt")\n')
     _model_runs(fake_model, "touch made.txt", "c1")
-    server = await start_server(home=home)
+    server = await start_app(home=home)
     thread_id = await _thread(server, workdir, "workspace-write", "never")
     mark = await _turn(server, thread_id)
     await server.notification("turn/completed", after=mark)
@@ -97,12 +97,12 @@ async def test_a_prompt_rule_under_never_is_a_refusal(
 
 
 async def test_an_allow_rule_runs_the_command_outside_the_sandbox(
-    start_server: StartServer, fake_model: FakeResponsesServer, workdir: Path, tmp_path: Path
+    start_app: StartApp, fake_model: FakeResponsesServer, workdir: Path, tmp_path: Path
 ) -> None:
     home = tmp_path / "home"
     _rules(home, 'prefix_rule(pattern=["touch"], decision="allow")\n')
     _model_runs(fake_model, "touch made.txt", "c1")
-    server = await start_server(home=home)
+    server = await start_app(home=home)
     # A read-only sandbox would refuse the write: only the rule lets it happen.
     thread_id = await _thread(server, workdir, "read-only", "on-request")
     mark = await _turn(server, thread_id)
@@ -112,12 +112,12 @@ async def test_an_allow_rule_runs_the_command_outside_the_sandbox(
 
 
 async def test_accepting_with_an_amendment_saves_a_rule_the_next_turn_uses(
-    start_server: StartServer, fake_model: FakeResponsesServer, workdir: Path, tmp_path: Path
+    start_app: StartApp, fake_model: FakeResponsesServer, workdir: Path, tmp_path: Path
 ) -> None:
     home = tmp_path / "home"
     _model_runs(fake_model, "touch made.txt", "c1")
     _model_runs(fake_model, "touch made.txt", "c2")
-    server = await start_server(home=home)
+    server = await start_app(home=home)
     thread_id = await _thread(server, workdir, "workspace-write", "untrusted")
     mark = await _turn(server, thread_id)
     request = await server.server_request("item/commandExecution/requestApproval", after=mark)

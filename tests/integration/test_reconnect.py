@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tests.conftest import StartServer
+from tests.conftest import StartApp
 from tether_testing import script
 from tether_testing.fake_responses import FakeResponsesServer
 
@@ -12,10 +12,10 @@ DELTAS = {"item/agentMessage/delta", "item/commandExecution/outputDelta", "item/
 
 
 async def test_thread_events_carry_increasing_seq(
-    start_server: StartServer, fake_model: FakeResponsesServer, workdir: Path
+    start_app: StartApp, fake_model: FakeResponsesServer, workdir: Path
 ) -> None:
     fake_model.add(script.text_reply("hello there", deltas=4))
-    server = await start_server()
+    server = await start_app()
     tid = (await server.request("thread/start", {"cwd": str(workdir)}))["thread"]["id"]
     mark = server.mark()
     await server.request("turn/start", {"threadId": tid, "input": [{"type": "text", "text": "hi"}]})
@@ -26,11 +26,11 @@ async def test_thread_events_carry_increasing_seq(
 
 
 async def test_resume_after_seq_across_a_restart_replays_exactly_the_durable_events_missed(
-    tmp_path: Path, start_server: StartServer, fake_model: FakeResponsesServer, workdir: Path
+    tmp_path: Path, start_app: StartApp, fake_model: FakeResponsesServer, workdir: Path
 ) -> None:
     fake_model.add(script.text_reply("first reply", deltas=3))
     home = tmp_path / "home"
-    server = await start_server(home=home)
+    server = await start_app(home=home)
     tid = (await server.request("thread/start", {"cwd": str(workdir)}))["thread"]["id"]
     mark = server.mark()
     await server.request("turn/start", {"threadId": tid, "input": [{"type": "text", "text": "hi"}]})
@@ -40,7 +40,7 @@ async def test_resume_after_seq_across_a_restart_replays_exactly_the_durable_eve
     missed = [(m["seq"], m["method"]) for m in events if m["seq"] > cut and m["method"] not in DELTAS]
     await server.close()
 
-    again = await start_server(home=home)
+    again = await start_app(home=home)
     mark = again.mark()
     await again.request("thread/resume", {"threadId": tid, "afterSeq": cut, "excludeTurns": True})
     await again.request("thread/loaded/list", {})  # a round trip: everything replayed has arrived

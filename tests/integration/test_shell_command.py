@@ -4,17 +4,17 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tests.conftest import StartServer
-from tests.support.appserver import methods
+from tests.conftest import StartApp
+from tests.support.rpcclient import methods
 from tether_testing import script
 from tether_testing.fake_responses import FakeResponsesServer
 
 
 async def test_a_shell_command_runs_in_its_own_turn_and_the_model_sees_it_later(
-    start_server: StartServer, fake_model: FakeResponsesServer, workdir: Path
+    start_app: StartApp, fake_model: FakeResponsesServer, workdir: Path
 ) -> None:
     fake_model.add(script.text_reply("I saw it."))
-    server = await start_server()
+    server = await start_app()
     tid = (await server.request("thread/start", {"cwd": str(workdir)}))["thread"]["id"]
     await server.notification("thread/started")
     mark = server.mark()
@@ -48,8 +48,8 @@ async def test_a_shell_command_runs_in_its_own_turn_and_the_model_sees_it_later(
     assert any("<user_shell_command>" in t and "echo hello" in t for t in texts)
 
 
-async def test_a_shell_command_past_its_timeout_exits_124(start_server: StartServer, workdir: Path) -> None:
-    server = await start_server()
+async def test_a_shell_command_past_its_timeout_exits_124(start_app: StartApp, workdir: Path) -> None:
+    server = await start_app()
     tid = (await server.request("thread/start", {"cwd": str(workdir)}))["thread"]["id"]
     mark = server.mark()
     await server.request("thread/shellCommand", {"threadId": tid, "command": "sleep 30", "timeoutMs": 200})

@@ -5,17 +5,17 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from tests.conftest import StartServer
-from tests.support.appserver import AppServer, RpcErrorReply
+from tests.conftest import StartApp, StartServer
+from tests.support.rpcclient import RpcClient, RpcErrorReply
 from tether_testing import script
 from tether_testing.fake_responses import FakeResponsesServer
 
 
-async def _thread(server: AppServer, workdir: Path) -> str:
+async def _thread(server: RpcClient, workdir: Path) -> str:
     return str((await server.request("thread/start", {"cwd": str(workdir)}))["thread"]["id"])
 
 
-async def _turn(server: AppServer, thread_id: str, text: str) -> dict[str, Any]:
+async def _turn(server: RpcClient, thread_id: str, text: str) -> dict[str, Any]:
     mark = server.mark()
     await server.request("turn/start", {"threadId": thread_id, "input": [{"type": "text", "text": text}]})
     done = await server.notification("turn/completed", after=mark)
@@ -34,10 +34,10 @@ def _user_texts(body: dict[str, Any]) -> list[str]:
 
 
 async def test_only_threads_with_a_user_message_are_listed_and_paging_has_no_gaps_or_duplicates(
-    start_server: StartServer, fake_model: FakeResponsesServer, workdir: Path
+    start_app: StartApp, fake_model: FakeResponsesServer, workdir: Path
 ) -> None:
     fake_model.add(*(script.text_reply(f"r{i}") for i in range(5)))
-    server = await start_server()
+    server = await start_app()
     await _thread(server, workdir)  # never materialized
     ids = []
     for i in range(5):
@@ -68,10 +68,10 @@ async def test_only_threads_with_a_user_message_are_listed_and_paging_has_no_gap
 
 
 async def test_read_turns_and_items_reflect_what_happened(
-    start_server: StartServer, fake_model: FakeResponsesServer, workdir: Path
+    start_app: StartApp, fake_model: FakeResponsesServer, workdir: Path
 ) -> None:
     fake_model.add(script.text_reply("first answer"), script.text_reply("second answer"))
-    server = await start_server()
+    server = await start_app()
     tid = await _thread(server, workdir)
     first = await _turn(server, tid, "one")
     second = await _turn(server, tid, "two")
@@ -89,10 +89,10 @@ async def test_read_turns_and_items_reflect_what_happened(
 
 
 async def test_names_archive_unarchive_and_delete(
-    start_server: StartServer, fake_model: FakeResponsesServer, workdir: Path
+    start_app: StartApp, fake_model: FakeResponsesServer, workdir: Path
 ) -> None:
     fake_model.add(script.text_reply("hi"))
-    server = await start_server()
+    server = await start_app()
     tid = await _thread(server, workdir)
     await _turn(server, tid, "hello")
     mark = server.mark()
@@ -120,10 +120,10 @@ async def test_names_archive_unarchive_and_delete(
 
 
 async def test_fork_keeps_history_up_to_the_chosen_turn(
-    start_server: StartServer, fake_model: FakeResponsesServer, workdir: Path
+    start_app: StartApp, fake_model: FakeResponsesServer, workdir: Path
 ) -> None:
     fake_model.add(script.text_reply("a1"), script.text_reply("a2"), script.text_reply("fork answer"))
-    server = await start_server()
+    server = await start_app()
     tid = await _thread(server, workdir)
     first = await _turn(server, tid, "one")
     await _turn(server, tid, "two")
@@ -135,10 +135,10 @@ async def test_fork_keeps_history_up_to_the_chosen_turn(
 
 
 async def test_revert_drops_the_turn_and_everything_after_it(
-    start_server: StartServer, fake_model: FakeResponsesServer, workdir: Path
+    start_app: StartApp, fake_model: FakeResponsesServer, workdir: Path
 ) -> None:
     fake_model.add(*(script.text_reply(f"a{i}") for i in range(4)))
-    server = await start_server()
+    server = await start_app()
     tid = await _thread(server, workdir)
     await _turn(server, tid, "one")
     second = await _turn(server, tid, "two")
@@ -153,16 +153,16 @@ async def test_revert_drops_the_turn_and_everything_after_it(
 
 
 async def test_a_resumed_thread_in_a_new_daemon_sends_the_model_the_same_history(
-    tmp_path: Path, start_server: StartServer, fake_model: FakeResponsesServer, workdir: Path
+    tmp_path: Path, start_app: StartApp, fake_model: FakeResponsesServer, workdir: Path
 ) -> None:
     fake_model.add(script.text_reply("first"), script.text_reply("second"))
     home = tmp_path / "home"
-    server = await start_server(home=home)
+    server = await start_app(home=home)
     tid = await _thread(server, workdir)
     await _turn(server, tid, "remember 42")
     assert await server.close() == 0
 
-    again = await start_server(home=home)
+    again = await start_app(home=home)
     resumed = await again.request("thread/resume", {"threadId": tid})
     assert resumed["thread"]["id"] == tid and len(resumed["thread"]["turns"]) == 1
     await _turn(again, tid, "what number?")
@@ -207,9 +207,9 @@ async def test_a_daemon_killed_mid_turn_closes_the_turn_as_interrupted_on_restar
 
 
 async def test_an_unsubscribed_idle_thread_unloads_after_the_delay(
-    start_server: StartServer, fake_model: FakeResponsesServer, workdir: Path
+    start_app: StartApp, fake_model: FakeResponsesServer, workdir: Path
 ) -> None:
-    server = await start_server("-c", "thread_unload_delay_secs=0")
+    server = await start_app("-c", "thread_unload_delay_secs=0")
     tid = await _thread(server, workdir)
     mark = server.mark()
     assert await server.request("thread/unsubscribe", {"threadId": tid}) == {"status": "unsubscribed"}
@@ -219,8 +219,8 @@ async def test_an_unsubscribed_idle_thread_unloads_after_the_delay(
     assert await server.request("thread/unsubscribe", {"threadId": tid}) == {"status": "notLoaded"}
 
 
-async def test_turns_list_before_the_first_turn_is_refused(start_server: StartServer, workdir: Path) -> None:
-    server = await start_server()
+async def test_turns_list_before_the_first_turn_is_refused(start_app: StartApp, workdir: Path) -> None:
+    server = await start_app()
     tid = await _thread(server, workdir)
     reply = await server.call("thread/turns/list", {"threadId": tid})
     assert "not materialized yet" in reply["error"]["message"]

@@ -5,13 +5,13 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from tests.conftest import StartServer
-from tests.support.appserver import AppServer, methods
+from tests.conftest import StartApp
+from tests.support.rpcclient import RpcClient, methods
 from tether_testing import script
 from tether_testing.fake_responses import FakeResponsesServer
 
 
-async def _thread(server: AppServer, workdir: Path, sandbox: str = "danger-full-access") -> str:
+async def _thread(server: RpcClient, workdir: Path, sandbox: str = "danger-full-access") -> str:
     result = await server.request("thread/start", {"cwd": str(workdir), "sandbox": sandbox})
     return str(result["thread"]["id"])
 
@@ -21,13 +21,13 @@ def _text(text: str) -> list[dict[str, str]]:
 
 
 async def test_steered_input_reaches_the_model_within_the_same_turn(
-    start_server: StartServer, fake_model: FakeResponsesServer, workdir: Path
+    start_app: StartApp, fake_model: FakeResponsesServer, workdir: Path
 ) -> None:
     fake_model.add(
         script.reply(script.gated("first"), script.message("Working on it.")),
         script.text_reply("Also done with the extra request."),
     )
-    server = await start_server()
+    server = await start_app()
     thread_id = await _thread(server, workdir)
     mark = server.mark()
     turn = (await server.request("turn/start", {"threadId": thread_id, "input": _text("do a")}))["turn"]
@@ -58,10 +58,10 @@ async def test_steered_input_reaches_the_model_within_the_same_turn(
 
 
 async def test_turn_start_while_a_turn_runs_steers_into_it(
-    start_server: StartServer, fake_model: FakeResponsesServer, workdir: Path
+    start_app: StartApp, fake_model: FakeResponsesServer, workdir: Path
 ) -> None:
     fake_model.add(script.reply(script.gated("g1"), script.message("one")), script.text_reply("two"))
-    server = await start_server()
+    server = await start_app()
     thread_id = await _thread(server, workdir)
     mark = server.mark()
     first = (await server.request("turn/start", {"threadId": thread_id, "input": _text("a")}))["turn"]
@@ -74,9 +74,9 @@ async def test_turn_start_while_a_turn_runs_steers_into_it(
 
 
 async def test_steer_and_interrupt_without_an_active_turn_are_refused(
-    start_server: StartServer, workdir: Path
+    start_app: StartApp, workdir: Path
 ) -> None:
-    server = await start_server()
+    server = await start_app()
     thread_id = await _thread(server, workdir)
     steer = await server.call(
         "turn/steer", {"threadId": thread_id, "input": _text("x"), "expectedTurnId": "t"}
@@ -87,10 +87,10 @@ async def test_steer_and_interrupt_without_an_active_turn_are_refused(
 
 
 async def test_interrupt_during_streaming_completes_the_turn_as_interrupted_and_the_model_is_told(
-    start_server: StartServer, fake_model: FakeResponsesServer, workdir: Path
+    start_app: StartApp, fake_model: FakeResponsesServer, workdir: Path
 ) -> None:
     fake_model.add(script.reply(script.message("partial"), script.gated("never")), script.text_reply("next"))
-    server = await start_server()
+    server = await start_app()
     thread_id = await _thread(server, workdir)
     mark = server.mark()
     turn = (await server.request("turn/start", {"threadId": thread_id, "input": _text("long")}))["turn"]
@@ -112,13 +112,13 @@ async def test_interrupt_during_streaming_completes_the_turn_as_interrupted_and_
 
 
 async def test_interrupt_during_a_running_command_kills_it(
-    start_server: StartServer, fake_model: FakeResponsesServer, workdir: Path
+    start_app: StartApp, fake_model: FakeResponsesServer, workdir: Path
 ) -> None:
     cmd = "echo PID=$$; exec sleep 600"
     fake_model.add(
         script.reply(script.function_call("exec_command", {"cmd": cmd, "yield_time_ms": 30000}, "c1"))
     )
-    server = await start_server()
+    server = await start_app()
     thread_id = await _thread(server, workdir)
     mark = server.mark()
     turn = (await server.request("turn/start", {"threadId": thread_id, "input": _text("sleep")}))["turn"]
@@ -146,10 +146,10 @@ def _alive(pid: int) -> bool:
 
 
 async def test_retryable_failures_are_retried_with_notices_then_the_turn_fails(
-    start_server: StartServer, fake_model: FakeResponsesServer, workdir: Path
+    start_app: StartApp, fake_model: FakeResponsesServer, workdir: Path
 ) -> None:
     fake_model.add(*(script.http_error(500, {"error": {"message": "boom"}}) for _ in range(3)))
-    server = await start_server(stream_max_retries=2)
+    server = await start_app(stream_max_retries=2)
     thread_id = await _thread(server, workdir)
     mark = server.mark()
     await server.request("turn/start", {"threadId": thread_id, "input": _text("hi")})
@@ -169,12 +169,12 @@ async def test_retryable_failures_are_retried_with_notices_then_the_turn_fails(
 
 
 async def test_a_retry_that_succeeds_completes_the_turn(
-    start_server: StartServer, fake_model: FakeResponsesServer, workdir: Path
+    start_app: StartApp, fake_model: FakeResponsesServer, workdir: Path
 ) -> None:
     fake_model.add(
         script.disconnect_after(events=2, response=script.text_reply("lost")), script.text_reply("ok")
     )
-    server = await start_server(stream_max_retries=1)
+    server = await start_app(stream_max_retries=1)
     thread_id = await _thread(server, workdir)
     mark = server.mark()
     await server.request("turn/start", {"threadId": thread_id, "input": _text("hi")})
@@ -186,10 +186,10 @@ async def test_a_retry_that_succeeds_completes_the_turn(
 
 
 async def test_unauthorized_fails_at_once_without_retrying(
-    start_server: StartServer, fake_model: FakeResponsesServer, workdir: Path
+    start_app: StartApp, fake_model: FakeResponsesServer, workdir: Path
 ) -> None:
     fake_model.add(script.http_error(401, {"error": {"message": "bad key"}}))
-    server = await start_server(stream_max_retries=3)
+    server = await start_app(stream_max_retries=3)
     thread_id = await _thread(server, workdir)
     mark = server.mark()
     await server.request("turn/start", {"threadId": thread_id, "input": _text("hi")})
@@ -199,13 +199,13 @@ async def test_unauthorized_fails_at_once_without_retrying(
 
 
 async def test_token_usage_accumulates_across_turns(
-    start_server: StartServer, fake_model: FakeResponsesServer, workdir: Path
+    start_app: StartApp, fake_model: FakeResponsesServer, workdir: Path
 ) -> None:
     fake_model.add(
         script.text_reply("a", usage=script.usage(100, 20, cached_input_tokens=10)),
         script.text_reply("b", usage=script.usage(150, 30, reasoning_output_tokens=5)),
     )
-    server = await start_server()
+    server = await start_app()
     thread_id = await _thread(server, workdir)
     for text in ("one", "two"):
         mark = server.mark()
@@ -222,9 +222,9 @@ async def test_token_usage_accumulates_across_turns(
 
 
 async def test_a_missing_api_key_fails_the_turn_with_a_clear_message(
-    start_server: StartServer, fake_model: FakeResponsesServer, workdir: Path
+    start_app: StartApp, fake_model: FakeResponsesServer, workdir: Path
 ) -> None:
-    server = await start_server("-c", 'model_providers.mock.env_key="TETHER_TEST_MISSING_KEY"')
+    server = await start_app("-c", 'model_providers.mock.env_key="TETHER_TEST_MISSING_KEY"')
     thread_id = await _thread(server, workdir)
     mark = server.mark()
     await server.request("turn/start", {"threadId": thread_id, "input": _text("hi")})

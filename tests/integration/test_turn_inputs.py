@@ -6,18 +6,18 @@ import json
 from pathlib import Path
 from typing import Any
 
-from tests.conftest import StartServer
-from tests.support.appserver import AppServer
+from tests.conftest import StartApp
+from tests.support.rpcclient import RpcClient
 from tether_testing import script
 from tether_testing.fake_responses import FakeResponsesServer
 
 
-async def _thread(server: AppServer, workdir: Path) -> str:
+async def _thread(server: RpcClient, workdir: Path) -> str:
     result = await server.request("thread/start", {"cwd": str(workdir), "sandbox": "danger-full-access"})
     return str(result["thread"]["id"])
 
 
-async def _turn(server: AppServer, tid: str, inputs: list[dict[str, Any]], **extra: Any) -> int:
+async def _turn(server: RpcClient, tid: str, inputs: list[dict[str, Any]], **extra: Any) -> int:
     mark = server.mark()
     await server.request("turn/start", {"threadId": tid, "input": inputs, **extra})
     await server.notification("turn/completed", after=mark)
@@ -25,11 +25,11 @@ async def _turn(server: AppServer, tid: str, inputs: list[dict[str, Any]], **ext
 
 
 async def test_reasoning_streams_as_an_item_and_goes_back_to_the_model_encrypted(
-    start_server: StartServer, fake_model: FakeResponsesServer, workdir: Path
+    start_app: StartApp, fake_model: FakeResponsesServer, workdir: Path
 ) -> None:
     thinking = script.reasoning(summary=["Looking at the files"], encrypted_content="enc-blob-1")
     fake_model.add(script.reply(thinking, script.message("Done.")), script.text_reply("again"))
-    server = await start_server()
+    server = await start_app()
     tid = await _thread(server, workdir)
     mark = await _turn(server, tid, [{"type": "text", "text": "think"}])
     msgs = server.since(mark)
@@ -47,7 +47,7 @@ async def test_reasoning_streams_as_an_item_and_goes_back_to_the_model_encrypted
 
 
 async def test_an_output_schema_is_sent_as_structured_output(
-    start_server: StartServer, fake_model: FakeResponsesServer, workdir: Path
+    start_app: StartApp, fake_model: FakeResponsesServer, workdir: Path
 ) -> None:
     schema = {
         "type": "object",
@@ -56,7 +56,7 @@ async def test_an_output_schema_is_sent_as_structured_output(
         "additionalProperties": False,
     }
     fake_model.add(script.text_reply(json.dumps({"ok": True})))
-    server = await start_server()
+    server = await start_app()
     tid = await _thread(server, workdir)
     await _turn(server, tid, [{"type": "text", "text": "answer in json"}], outputSchema=schema)
     fmt = fake_model.requests[0].body["text"]["format"]
@@ -64,10 +64,10 @@ async def test_an_output_schema_is_sent_as_structured_output(
 
 
 async def test_inline_images_reach_the_model_and_remote_image_urls_are_refused(
-    start_server: StartServer, fake_model: FakeResponsesServer, workdir: Path
+    start_app: StartApp, fake_model: FakeResponsesServer, workdir: Path
 ) -> None:
     fake_model.add(script.text_reply("a cat"))
-    server = await start_server()
+    server = await start_app()
     tid = await _thread(server, workdir)
     remote = await server.call(
         "turn/start", {"threadId": tid, "input": [{"type": "image", "url": "https://example.com/cat.png"}]}
@@ -83,7 +83,7 @@ async def test_inline_images_reach_the_model_and_remote_image_urls_are_refused(
 
 
 async def test_parallel_calls_run_together_and_outputs_follow_call_order(
-    start_server: StartServer, fake_model: FakeResponsesServer, workdir: Path
+    start_app: StartApp, fake_model: FakeResponsesServer, workdir: Path
 ) -> None:
     fake_model.add(
         script.reply(
@@ -92,7 +92,7 @@ async def test_parallel_calls_run_together_and_outputs_follow_call_order(
         ),
         script.text_reply("both ran"),
     )
-    server = await start_server()
+    server = await start_app()
     tid = await _thread(server, workdir)
     await _turn(server, tid, [{"type": "text", "text": "run both"}])
     assert fake_model.requests[0].body["parallel_tool_calls"] is True

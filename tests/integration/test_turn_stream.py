@@ -1,20 +1,20 @@
-"""A streamed reply over stdio, in the order the reference server emits it."""
+"""A streamed reply, in the order the reference server emits it."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from tests.conftest import StartServer
-from tests.support.appserver import methods
+from tests.conftest import StartApp
+from tests.support.rpcclient import methods
 from tether_testing import script
 from tether_testing.fake_responses import FakeResponsesServer
 
 
 async def test_a_streamed_reply_arrives_as_deltas_then_a_completed_turn(
-    start_server: StartServer, fake_model: FakeResponsesServer, workdir: Path
+    start_app: StartApp, fake_model: FakeResponsesServer, workdir: Path
 ) -> None:
     fake_model.add(script.text_reply("Hello! I am a scripted mock model.", deltas=5))
-    server = await start_server()
+    server = await start_app()
     started = await server.request("thread/start", {"cwd": str(workdir)})
     thread_id = started["thread"]["id"]
     await server.notification("thread/started")
@@ -49,12 +49,12 @@ async def test_a_streamed_reply_arrives_as_deltas_then_a_completed_turn(
 
 
 async def test_the_model_request_carries_instructions_context_and_the_user_message(
-    start_server: StartServer, fake_model: FakeResponsesServer, workdir: Path
+    start_app: StartApp, fake_model: FakeResponsesServer, workdir: Path
 ) -> None:
     (workdir / ".git").mkdir()
     (workdir / "AGENTS.md").write_text("Always run the tests.\n")
     fake_model.add(script.text_reply("ok"), script.text_reply("ok again"))
-    server = await start_server()
+    server = await start_app()
     thread_id = (await server.request("thread/start", {"cwd": str(workdir)}))["thread"]["id"]
     for text in ("first", "second"):
         mark = server.mark()

@@ -1,12 +1,12 @@
-"""Tool loops over stdio: exec_command, apply_patch, update_plan, against the fake model."""
+"""Tool loops: exec_command, apply_patch, update_plan, against the fake model."""
 
 from __future__ import annotations
 
 from pathlib import Path
 from typing import Any
 
-from tests.conftest import StartServer
-from tests.support.appserver import AppServer
+from tests.conftest import StartApp, StartServer
+from tests.support.rpcclient import RpcClient
 from tether_testing import script
 from tether_testing.fake_responses import FakeResponsesServer
 
@@ -22,12 +22,12 @@ PATCH = """*** Begin Patch
 """
 
 
-async def _thread(server: AppServer, workdir: Path, sandbox: str = "danger-full-access") -> str:
+async def _thread(server: RpcClient, workdir: Path, sandbox: str = "danger-full-access") -> str:
     result = await server.request("thread/start", {"cwd": str(workdir), "sandbox": sandbox})
     return str(result["thread"]["id"])
 
 
-async def _turn(server: AppServer, thread_id: str, text: str, **extra: Any) -> tuple[int, dict[str, Any]]:
+async def _turn(server: RpcClient, thread_id: str, text: str, **extra: Any) -> tuple[int, dict[str, Any]]:
     mark = server.mark()
     params = {"threadId": thread_id, "input": [{"type": "text", "text": text}], **extra}
     await server.request("turn/start", params)
@@ -44,12 +44,12 @@ def _output(fake: FakeResponsesServer, call_id: str) -> str:
     raise AssertionError(f"no output for {call_id} in any model request")
 
 
-def _items(server: AppServer, mark: int, method: str) -> list[dict[str, Any]]:
+def _items(server: RpcClient, mark: int, method: str) -> list[dict[str, Any]]:
     return [m["params"]["item"] for m in server.since(mark) if m.get("method") == method]
 
 
 async def test_exec_then_apply_patch_then_a_final_message_leaves_the_files_on_disk(
-    start_server: StartServer, fake_model: FakeResponsesServer, workdir: Path
+    start_app: StartApp, fake_model: FakeResponsesServer, workdir: Path
 ) -> None:
     (workdir / "main.py").write_text('print("old")\n')
     fake_model.add(
@@ -57,7 +57,7 @@ async def test_exec_then_apply_patch_then_a_final_message_leaves_the_files_on_di
         script.reply(script.custom_tool_call("apply_patch", PATCH, "call_patch")),
         script.text_reply("Done: added notes/hello.txt and updated main.py."),
     )
-    server = await start_server()
+    server = await start_app()
     thread_id = await _thread(server, workdir)
     mark, turn = await _turn(server, thread_id, "make the change")
 
@@ -88,13 +88,13 @@ async def test_exec_then_apply_patch_then_a_final_message_leaves_the_files_on_di
 
 
 async def test_a_failing_command_is_a_failed_item_and_the_model_sees_the_exit_code(
-    start_server: StartServer, fake_model: FakeResponsesServer, workdir: Path
+    start_app: StartApp, fake_model: FakeResponsesServer, workdir: Path
 ) -> None:
     fake_model.add(
         script.reply(script.function_call("exec_command", {"cmd": "echo oops >&2; exit 3"}, "call_1")),
         script.text_reply("It failed."),
     )
-    server = await start_server()
+    server = await start_app()
     mark, _turn_json = await _turn(server, await _thread(server, workdir), "run it")
     command = next(i for i in _items(server, mark, "item/completed") if i["type"] == "commandExecution")
     assert command["status"] == "failed" and command["exitCode"] == 3
@@ -104,7 +104,7 @@ async def test_a_failing_command_is_a_failed_item_and_the_model_sees_the_exit_co
 
 
 async def test_a_patch_that_does_not_apply_changes_nothing_and_tells_the_model_why(
-    start_server: StartServer, fake_model: FakeResponsesServer, workdir: Path
+    start_app: StartApp, fake_model: FakeResponsesServer, workdir: Path
 ) -> None:
     (workdir / "a.txt").write_text("alpha\n")
     bad = (
@@ -114,7 +114,7 @@ async def test_a_patch_that_does_not_apply_changes_nothing_and_tells_the_model_w
     fake_model.add(
         script.reply(script.custom_tool_call("apply_patch", bad, "call_p")), script.text_reply("ok")
     )
-    server = await start_server()
+    server = await start_app()
     _, turn = await _turn(server, await _thread(server, workdir), "patch")
     assert turn["status"] == "completed"
     assert not (workdir / "b.txt").exists()
@@ -125,13 +125,13 @@ async def test_a_patch_that_does_not_apply_changes_nothing_and_tells_the_model_w
 
 
 async def test_a_patch_escaping_the_workspace_is_refused(
-    start_server: StartServer, fake_model: FakeResponsesServer, workdir: Path, tmp_path: Path
+    start_app: StartApp, fake_model: FakeResponsesServer, workdir: Path, tmp_path: Path
 ) -> None:
     escape = "*** Begin Patch\n*** Add File: ../outside.txt\n+x\n*** End Patch\n"
     fake_model.add(
         script.reply(script.custom_tool_call("apply_patch", escape, "call_p")), script.text_reply("ok")
     )
-    server = await start_server()
+    server = await start_app()
     policy = {"type": "workspaceWrite", "excludeSlashTmp": True, "excludeTmpdirEnvVar": True}
     thread_id = await _thread(server, workdir, "workspace-write")
     await _turn(server, thread_id, "patch", sandboxPolicy=policy, approvalPolicy="never")
@@ -141,7 +141,7 @@ async def test_a_patch_escaping_the_workspace_is_refused(
 
 
 async def test_update_plan_emits_a_plan_update_and_a_plan_item(
-    start_server: StartServer, fake_model: FakeResponsesServer, workdir: Path
+    start_app: StartApp, fake_model: FakeResponsesServer, workdir: Path
 ) -> None:
     plan = {
         "explanation": "two steps",
@@ -150,7 +150,7 @@ async def test_update_plan_emits_a_plan_update_and_a_plan_item(
     fake_model.add(
         script.reply(script.function_call("update_plan", plan, "call_plan")), script.text_reply("ok")
     )
-    server = await start_server()
+    server = await start_app()
     mark, _ = await _turn(server, await _thread(server, workdir), "plan it")
     update = next(m for m in server.since(mark) if m.get("method") == "turn/plan/updated")
     assert update["params"]["plan"] == [
@@ -164,7 +164,7 @@ async def test_update_plan_emits_a_plan_update_and_a_plan_item(
 
 
 async def test_unknown_tools_and_bad_arguments_are_reported_to_the_model(
-    start_server: StartServer, fake_model: FakeResponsesServer, workdir: Path
+    start_app: StartApp, fake_model: FakeResponsesServer, workdir: Path
 ) -> None:
     fake_model.add(
         script.reply(
@@ -173,7 +173,7 @@ async def test_unknown_tools_and_bad_arguments_are_reported_to_the_model(
         ),
         script.text_reply("ok"),
     )
-    server = await start_server()
+    server = await start_app()
     _, turn = await _turn(server, await _thread(server, workdir), "go")
     assert turn["status"] == "completed"
     outputs = {
@@ -186,7 +186,7 @@ async def test_unknown_tools_and_bad_arguments_are_reported_to_the_model(
 
 
 async def test_a_sandboxed_command_can_write_in_the_workspace_but_not_outside(
-    start_server: StartServer, fake_model: FakeResponsesServer, workdir: Path, tmp_path: Path
+    start_app: StartApp, fake_model: FakeResponsesServer, workdir: Path, tmp_path: Path
 ) -> None:
     outside = tmp_path / "outside.txt"
     fake_model.add(
@@ -194,7 +194,7 @@ async def test_a_sandboxed_command_can_write_in_the_workspace_but_not_outside(
         script.reply(script.function_call("exec_command", {"cmd": f"touch {outside}"}, "call_2")),
         script.text_reply("ok"),
     )
-    server = await start_server()
+    server = await start_app()
     policy = {"type": "workspaceWrite", "excludeSlashTmp": True, "excludeTmpdirEnvVar": True}
     thread_id = await _thread(server, workdir, "workspace-write")
     mark, _turn_json = await _turn(server, thread_id, "touch", sandboxPolicy=policy, approvalPolicy="never")
@@ -206,11 +206,11 @@ async def test_a_sandboxed_command_can_write_in_the_workspace_but_not_outside(
 
 
 async def test_commands_do_not_see_credentials_from_the_daemon_environment(
-    start_server: StartServer, fake_model: FakeResponsesServer, workdir: Path
+    start_app: StartApp, fake_model: FakeResponsesServer, workdir: Path
 ) -> None:
     call = script.function_call("exec_command", {"cmd": "env"}, "call_env")
     fake_model.add(script.reply(call), script.text_reply("ok"))
-    server = await start_server(env={"OPENAI_API_KEY": "sk-should-not-leak", "HARMLESS_VAR": "visible"})
+    server = await start_app(env={"OPENAI_API_KEY": "sk-should-not-leak", "HARMLESS_VAR": "visible"})
     await _turn(server, await _thread(server, workdir), "env")
     output = _output(fake_model, "call_env")
     assert "HARMLESS_VAR=visible" in output

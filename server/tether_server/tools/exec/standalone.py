@@ -2,20 +2,16 @@
 on request, a byte cap per stream, a timeout, and killing the whole process group.
 
 Unlike `process.LiveProcess` (the model's merged-output sessions) the bytes are kept as bytes: the
-client receives them base64-encoded.
+client receives them base64-encoded. Spawning, reading and exit-watching are `child`'s.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
-import errno
-import fcntl
 import os
 import signal
-import struct
 import subprocess
-import termios
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -23,7 +19,8 @@ from typing import Literal
 
 from tether_server import log
 from tether_server.errors import InvalidRequest
-from tether_server.tools.exec.process import SpawnError, set_parent_death_signal
+from tether_server.tools.exec import child
+from tether_server.tools.exec.child import DEFAULT_SIZE, SpawnError
 
 Stream = Literal["stdout", "stderr"]
 OutputListener = Callable[[Stream, bytes, bool], None]
@@ -32,14 +29,11 @@ OutputListener = Callable[[Stream, bytes, bool], None]
 DEFAULT_OUTPUT_CAP = 1024 * 1024
 DEFAULT_TIMEOUT_MS = 10_000
 TIMEOUT_EXIT_CODE = 124
-DEFAULT_SIZE = (24, 80)
 # After the main process exits: how long its output may take to arrive, and how long after killing
 # what still holds the pipes open.
 _EXIT_DRAIN_S = 0.25
 _KILL_DRAIN_S = 2.0
-_READ_CHUNK = 64 * 1024
 _EOT = b"\x04"
-_PR_SET_PDEATHSIG = 1
 
 _log = log.get(__name__)
 
@@ -86,35 +80,16 @@ class _Capture:
 
     def __init__(self, name: Stream, fd: int, cap: int | None, listener: OutputListener | None) -> None:
         self.name = name
-        self.fd: int | None = fd
         self.cap = cap
         self.listener = listener
         self.kept = bytearray()
         self.seen = 0
         self.cap_reached = False
-        self.eof = asyncio.Event()
-        os.set_blocking(fd, False)
-        asyncio.get_running_loop().add_reader(fd, self._on_readable)
-
-    def _on_readable(self) -> None:
-        assert self.fd is not None
-        try:
-            data = os.read(self.fd, _READ_CHUNK)
-        except BlockingIOError:
-            return
-        except OSError as exc:
-            # A PTY master reports EIO once every slave end is closed: its end of file.
-            if exc.errno != errno.EIO:
-                _log.warning("standalone.read_failed", stream=self.name, error=str(exc))
-            data = b""
-        if not data:
-            self.close()
-            return
-        self._feed(data)
+        self.reader = child.FdReader(fd, self._feed, label=name)
 
     def _feed(self, data: bytes) -> None:
-        if self.cap_reached:
-            return  # keep draining so the child never blocks on a full pipe
+        if self.cap_reached or not data:
+            return  # past the cap, keep draining so the child never blocks on a full pipe
         if self.cap is not None and self.seen + len(data) > self.cap:
             data = data[: self.cap - self.seen]
             self.cap_reached = True
@@ -123,35 +98,6 @@ class _Capture:
             self.listener(self.name, data, self.cap_reached)
         else:
             self.kept += data
-
-    def close(self) -> None:
-        if self.fd is not None:
-            asyncio.get_running_loop().remove_reader(self.fd)
-            os.close(self.fd)
-            self.fd = None
-        self.eof.set()
-
-
-def _prepare_child(tty: bool) -> Callable[[], None]:
-    def prepare() -> None:  # pragma: no cover - runs in the forked child
-        if tty:
-            fcntl.ioctl(0, termios.TIOCSCTTY, 0)
-        _set_pdeathsig()
-
-    return prepare
-
-
-def _set_pdeathsig() -> None:  # pragma: no cover - runs in the forked child
-    # Loaded before the fork: nothing in a preexec function may spawn processes or import.
-    set_parent_death_signal()
-
-
-def _set_size(fd: int, size: tuple[int, int]) -> None:
-    try:
-        packed = struct.pack("HHHH", size[0], size[1], 0, 0)
-    except struct.error as exc:
-        raise SpawnError(f"terminal size {size[0]}x{size[1]} is out of range") from exc
-    fcntl.ioctl(fd, termios.TIOCSWINSZ, packed)
 
 
 class StandaloneProcess:
@@ -162,8 +108,7 @@ class StandaloneProcess:
         self._listener = listener
         self._stdin: int | None = None
         self._captures: list[_Capture] = []
-        self._exited = asyncio.Event()
-        self._pidfd: int | None = None
+        self._exit: child.ExitWatch | None = None
         self._write_lock = asyncio.Lock()
         self.popen: subprocess.Popen[bytes] | None = None
 
@@ -179,7 +124,8 @@ class StandaloneProcess:
             proc._spawn_tty()
         else:
             proc._spawn_pipes()
-        proc._watch_exit()
+        assert proc.popen is not None
+        proc._exit = child.ExitWatch(proc.popen)
         return proc
 
     @property
@@ -187,21 +133,19 @@ class StandaloneProcess:
         assert self.popen is not None
         return self.popen.pid
 
+    @property
+    def _exited(self) -> asyncio.Event:
+        assert self._exit is not None
+        return self._exit.exited
+
     def _popen(self, stdin: int, stdout: int, stderr: int) -> None:
+        spec = self.spec
         try:
-            self.popen = subprocess.Popen(
-                self.spec.argv,
-                cwd=self.spec.cwd,
-                env=dict(self.spec.env),
-                stdin=stdin,
-                stdout=stdout,
-                stderr=stderr,
-                start_new_session=True,
-                pass_fds=self.spec.pass_fds,
-                preexec_fn=_prepare_child(self.spec.tty),
+            self.popen = child.start(
+                spec.argv, spec.cwd, spec.env, (stdin, stdout, stderr), tty=spec.tty, pass_fds=spec.pass_fds
             )
-        except (OSError, ValueError, subprocess.SubprocessError) as exc:
-            raise SpawnError(f"failed to spawn command: {exc}") from exc
+        except SpawnError as exc:
+            raise SpawnError(f"failed to spawn command: {exc.message}") from exc.__cause__
 
     def _spawn_pipes(self) -> None:
         out_r, out_w = os.pipe2(os.O_CLOEXEC)
@@ -225,9 +169,8 @@ class StandaloneProcess:
         self._captures = [_Capture("stdout", out_r, cap, listener), _Capture("stderr", err_r, cap, listener)]
 
     def _spawn_tty(self) -> None:
-        master, slave = os.openpty()
+        master, slave = child.open_pty(self.spec.size or DEFAULT_SIZE)
         try:
-            _set_size(slave, self.spec.size or DEFAULT_SIZE)
             self._popen(slave, slave, slave)
         except SpawnError:
             os.close(master)
@@ -238,20 +181,6 @@ class StandaloneProcess:
         self._stdin = os.dup(master)
         os.set_blocking(self._stdin, False)
         self._captures = [_Capture("stdout", master, self.spec.output_cap, self._listener)]
-
-    def _watch_exit(self) -> None:
-        self._pidfd = os.pidfd_open(self.pid)
-        asyncio.get_running_loop().add_reader(self._pidfd, self._on_exit_signalled)
-
-    def _on_exit_signalled(self) -> None:
-        assert self.popen is not None
-        if self.popen.poll() is None:
-            return
-        if self._pidfd is not None:
-            asyncio.get_running_loop().remove_reader(self._pidfd)
-            os.close(self._pidfd)
-            self._pidfd = None
-        self._exited.set()
 
     async def wait(self) -> StandaloneResult:
         """Wait for exit (or the timeout), drain the output, and release every descriptor."""
@@ -279,13 +208,15 @@ class StandaloneProcess:
         with contextlib.suppress(TimeoutError):
             async with asyncio.timeout(within_s):
                 for capture in self._captures:
-                    await capture.eof.wait()
+                    await capture.reader.eof.wait()
                 return True
         return False
 
     def _release(self) -> None:
         for capture in self._captures:
-            capture.close()
+            capture.reader.close()
+        if self._exit is not None:
+            self._exit.close()
         if self._stdin is not None:
             os.close(self._stdin)
             self._stdin = None
@@ -296,8 +227,7 @@ class StandaloneProcess:
             self._kill_group()
 
     def _kill_group(self) -> None:
-        with contextlib.suppress(ProcessLookupError, PermissionError):
-            os.killpg(self.pid, signal.SIGKILL)
+        child.signal_group(self.pid, signal.SIGKILL)
 
     async def write(self, data: bytes) -> None:
         """Send bytes to stdin, waiting for room rather than blocking the loop.
@@ -307,17 +237,9 @@ class StandaloneProcess:
         """
         async with self._write_lock:
             fd = self._require_stdin()
-            view = memoryview(data)
-            while view and self._stdin is not None:
-                try:
-                    written = os.write(fd, view)
-                except BlockingIOError:
-                    await self._writable(fd)
-                    continue
-                except OSError as exc:
-                    _log.info("standalone.write_failed", pid=self.pid, error=str(exc))
-                    return
-                view = view[written:]
+            error = await child.write_all(fd, data, lambda: self._stdin is not None)
+            if error is not None:
+                _log.info("standalone.write_failed", pid=self.pid, error=str(error))
 
     async def close_stdin(self) -> None:
         """End of input: the pipe is closed; on a PTY an end-of-file character is sent."""
@@ -334,15 +256,6 @@ class StandaloneProcess:
             raise InvalidRequest("stdin is not open for this command/exec process")
         return self._stdin
 
-    async def _writable(self, fd: int) -> None:
-        loop = asyncio.get_running_loop()
-        ready = loop.create_future()
-        loop.add_writer(fd, ready.set_result, None)
-        try:
-            await ready
-        finally:
-            loop.remove_writer(fd)
-
     def resize(self, rows: int, cols: int) -> None:
         """Set the PTY size (the foreground process group gets SIGWINCH).
 
@@ -352,7 +265,7 @@ class StandaloneProcess:
         if not self.spec.tty:
             raise InvalidRequest("command/exec/resize requires a process started with tty: true")
         if self._stdin is not None:
-            _set_size(self._stdin, (rows, cols))
+            child.set_size(self._stdin, (rows, cols))
 
 
 __all__ = [
