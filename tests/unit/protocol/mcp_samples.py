@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from tests.unit.protocol import wire_samples as s
+from tests.unit.protocol import message_samples as msgs
 
 from tether_protocol.common import WireModel
 from tether_protocol.v2 import item_parts as ip
@@ -55,7 +55,7 @@ def mcp_samples() -> list[tuple[str, WireModel]]:
                 contents=[{"uri": "docs://readme", "text": "hi", "mimeType": "text/plain"}]
             ),
         ),
-        ("DynamicToolCallParams", s.SERVER_REQUEST_SAMPLES["item/tool/call"]),
+        ("DynamicToolCallParams", msgs.SERVER_REQUEST_SAMPLES["item/tool/call"]),
     ]
 
 
@@ -67,7 +67,7 @@ def mcp_schemaless() -> dict[str, WireModel]:
             content_items=[ip.InputTextContentItem(text="ok")], success=True
         ),
         # A oneOf with the mode-specific fields in the reference; validated through ServerRequest.json.
-        "McpServerElicitationRequestParams": s.SERVER_REQUEST_SAMPLES["mcpServer/elicitation/request"],
+        "McpServerElicitationRequestParams": msgs.SERVER_REQUEST_SAMPLES["mcpServer/elicitation/request"],
         "McpToolCallGuardianApprovalReviewAction": rv.McpToolCallGuardianApprovalReviewAction(
             server="docs", tool_name="lookup"
         ),

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+from tests.unit.protocol import message_samples as msgs
 from tests.unit.protocol import wire_samples as s
+from tests.unit.protocol.files_samples import files_samples, files_schemaless
 from tests.unit.protocol.mcp_samples import mcp_samples, mcp_schemaless
 from tests.unit.protocol.workspace_samples import workspace_samples
 
@@ -13,14 +15,12 @@ from tether_protocol.v2 import collaboration as collab
 from tether_protocol.v2 import command as cmd
 from tether_protocol.v2 import config as cfg
 from tether_protocol.v2 import fs
-from tether_protocol.v2 import fuzzy as fz
 from tether_protocol.v2 import initialize as ini
 from tether_protocol.v2 import inputs as inp
 from tether_protocol.v2 import item_parts as ip
 from tether_protocol.v2 import model as mdl
 from tether_protocol.v2 import notifications as n
 from tether_protocol.v2 import review as rv
-from tether_protocol.v2 import review_mode as rm
 from tether_protocol.v2 import sandbox as sb
 from tether_protocol.v2 import thread as th
 from tether_protocol.v2 import thread_admin as ta
@@ -323,92 +323,6 @@ _object_samples: list[tuple[str, WireModel]] = [
     ),
     ("ConfigLayerMetadata", cfg.ConfigLayerMetadata(name=s.LAYER_SOURCES[2], version="v")),
     ("FsReadFileParams", fs.FsReadFileParams(path="/etc/hostname")),
-    (
-        "ReviewStartParams",
-        rm.ReviewStartParams(thread_id="t", target=rm.UncommittedChangesReviewTarget(), delivery="inline"),
-    ),
-    (
-        "ReviewStartParams",
-        rm.ReviewStartParams(thread_id="t", target=rm.BaseBranchReviewTarget(branch="main")),
-    ),
-    (
-        "ReviewStartParams",
-        rm.ReviewStartParams(thread_id="t", target=rm.CommitReviewTarget(sha="abc", title="x")),
-    ),
-    (
-        "ReviewStartParams",
-        rm.ReviewStartParams(thread_id="t", target=rm.CustomReviewTarget(instructions="i")),
-    ),
-    ("ReviewTarget", rm.UncommittedChangesReviewTarget()),
-    ("ReviewTarget", rm.BaseBranchReviewTarget(branch="main")),
-    ("ReviewTarget", rm.CommitReviewTarget(sha="abc")),
-    ("ReviewTarget", rm.CustomReviewTarget(instructions="i")),
-    (
-        "ReviewStartResponse",
-        rm.ReviewStartResponse(
-            turn=tu.Turn.model_validate(
-                {"id": "u", "items": [], "status": "inProgress", "itemsView": "notLoaded", "rootTurnId": "u"}
-            ),
-            review_thread_id="t",
-        ),
-    ),
-    ("FsReadFileResponse", fs.FsReadFileResponse(data_base64="aGVsbG8gZmlsZQo=")),
-    ("FsWriteFileParams", fs.FsWriteFileParams(path="/tmp/f", data_base64="aGk=")),
-    ("FsWriteFileResponse", fs.FsWriteFileResponse()),
-    ("FsCreateDirectoryParams", fs.FsCreateDirectoryParams(path="/tmp/d", recursive=False)),
-    ("FsCreateDirectoryResponse", fs.FsCreateDirectoryResponse()),
-    ("FsGetMetadataParams", fs.FsGetMetadataParams(path="/tmp/f")),
-    (
-        "FsGetMetadataResponse",
-        fs.FsGetMetadataResponse(
-            is_directory=False, is_file=True, is_symlink=False, created_at_ms=0, modified_at_ms=1
-        ),
-    ),
-    ("FsReadDirectoryParams", fs.FsReadDirectoryParams(path="/tmp")),
-    (
-        "FsReadDirectoryResponse",
-        fs.FsReadDirectoryResponse(
-            entries=[fs.FsReadDirectoryEntry(file_name="f", is_directory=False, is_file=True)]
-        ),
-    ),
-    ("FsReadDirectoryEntry", fs.FsReadDirectoryEntry(file_name="d", is_directory=True, is_file=False)),
-    ("FsRemoveParams", fs.FsRemoveParams(path="/tmp/f", recursive=True, force=None)),
-    ("FsRemoveResponse", fs.FsRemoveResponse()),
-    ("FsCopyParams", fs.FsCopyParams(source_path="/tmp/a", destination_path="/tmp/b", recursive=True)),
-    ("FsCopyResponse", fs.FsCopyResponse()),
-    ("FsWatchParams", fs.FsWatchParams(path="/tmp", watch_id="w")),
-    ("FsWatchResponse", fs.FsWatchResponse(path="/tmp")),
-    ("FsUnwatchParams", fs.FsUnwatchParams(watch_id="w")),
-    ("FsUnwatchResponse", fs.FsUnwatchResponse()),
-    ("FsChangedNotification", fs.FsChangedNotification(watch_id="w", changed_paths=["/tmp/f"])),
-    ("FuzzyFileSearchParams", fz.FuzzyFileSearchParams(query="mai", roots=["/r"], cancellation_token="t")),
-    (
-        "FuzzyFileSearchResult",
-        fz.FuzzyFileSearchResult(
-            root="/r", path="src/main.py", match_type="file", file_name="main.py", score=90, indices=[0, 4]
-        ),
-    ),
-    (
-        "FuzzyFileSearchSessionUpdatedNotification",
-        fz.FuzzyFileSearchSessionUpdatedNotification(
-            session_id="s",
-            query="mai",
-            files=[
-                fz.FuzzyFileSearchResult(
-                    root="/r",
-                    path="src/main.py",
-                    match_type="file",
-                    file_name="main.py",
-                    score=90,
-                    indices=[0, 4],
-                )
-            ],
-        ),
-    ),
-    (
-        "FuzzyFileSearchSessionCompletedNotification",
-        fz.FuzzyFileSearchSessionCompletedNotification(session_id="s"),
-    ),
     ("TokenUsageBreakdown", s.USAGE),
     ("ThreadTokenUsage", n.ThreadTokenUsage(total=s.USAGE, last=s.USAGE)),
     ("TurnPlanStep", n.TurnPlanStep(step="s", status="pending")),
@@ -423,7 +337,7 @@ _object_samples: list[tuple[str, WireModel]] = [
     ("ThreadClosedNotification", n.ThreadIdNotification(thread_id="t")),
     ("NetworkApprovalContext", ap.NetworkApprovalContext(host="h", protocol="socks5Tcp")),
     ("NetworkPolicyAmendment", ap.NetworkPolicyAmendment(host="h", action="allow")),
-    ("CommandExecutionRequestApprovalParams", s.EXEC_APPROVAL),
+    ("CommandExecutionRequestApprovalParams", msgs.EXEC_APPROVAL),
     (
         "CommandExecutionRequestApprovalParams",
         ap.CommandExecutionRequestApprovalParams(thread_id="t", turn_id="u", item_id="i", started_at_ms=s.TS),
@@ -434,27 +348,19 @@ _object_samples: list[tuple[str, WireModel]] = [
             thread_id="t", turn_id="u", item_id="i", started_at_ms=s.TS, reason="r", grant_root="/work"
         ),
     ),
-    ("ToolRequestUserInputParams", s.USER_INPUT_REQUEST),
-    ("ToolRequestUserInputQuestion", s.USER_INPUT_REQUEST.questions[0]),
+    ("ToolRequestUserInputParams", msgs.USER_INPUT_REQUEST),
+    ("ToolRequestUserInputQuestion", msgs.USER_INPUT_REQUEST.questions[0]),
     ("ToolRequestUserInputOption", ap.ToolRequestUserInputOption(label="l", description="d")),
 ]
 
 _notification_samples: list[tuple[str, WireModel]] = [
-    (type(model).__name__, model) for model in s.NOTIFICATION_SAMPLES.values()
+    (type(model).__name__, model) for model in msgs.NOTIFICATION_SAMPLES.values()
 ]
 
 REFERENCE_SAMPLES: list[tuple[str, WireModel]] = _union_samples + _object_samples + _notification_samples
 """(reference definition name, instance) for every model that has a counterpart in the reference."""
 
 SCHEMALESS_MODELS: dict[str, WireModel] = {
-    # Experimental methods: only in the experimental schema (`generate-json-schema --experimental`).
-    "FuzzyFileSearchResponse": fz.FuzzyFileSearchResponse(files=[]),
-    "FuzzyFileSearchSessionStartParams": fz.FuzzyFileSearchSessionStartParams(session_id="s", roots=["/r"]),
-    "FuzzyFileSearchSessionStartResponse": fz.FuzzyFileSearchSessionStartResponse(),
-    "FuzzyFileSearchSessionUpdateParams": fz.FuzzyFileSearchSessionUpdateParams(session_id="s", query="q"),
-    "FuzzyFileSearchSessionUpdateResponse": fz.FuzzyFileSearchSessionUpdateResponse(),
-    "FuzzyFileSearchSessionStopParams": fz.FuzzyFileSearchSessionStopParams(session_id="s"),
-    "FuzzyFileSearchSessionStopResponse": fz.FuzzyFileSearchSessionStopResponse(),
     # Helper layers inside reference definitions (validated through their parents above).
     "GranularApprovalSettings": s.GRANULAR.granular,
     "HttpStatusDetail": tu.HttpStatusDetail(),
@@ -486,4 +392,6 @@ SCHEMALESS_MODELS: dict[str, WireModel] = {
 
 REFERENCE_SAMPLES.extend(workspace_samples())
 REFERENCE_SAMPLES.extend(mcp_samples())
+REFERENCE_SAMPLES.extend(files_samples())
 SCHEMALESS_MODELS.update(mcp_schemaless())
+SCHEMALESS_MODELS.update(files_schemaless())

@@ -3,25 +3,25 @@
 from __future__ import annotations
 
 import pytest
+from tests.unit.protocol import message_samples as msgs
 from tests.unit.protocol import reference_samples as pairs
 from tests.unit.protocol import reference_schema as ref
-from tests.unit.protocol import wire_samples as samples
 
 from tether_protocol import EmptyParams, jsonrpc
 from tether_protocol.methods import CLIENT_METHODS, SERVER_NOTIFICATIONS, SERVER_REQUESTS
 
 
 def test_every_notification_in_the_table_has_a_sample() -> None:
-    assert set(samples.NOTIFICATION_SAMPLES) == set(SERVER_NOTIFICATIONS)
+    assert set(msgs.NOTIFICATION_SAMPLES) == set(SERVER_NOTIFICATIONS)
 
 
 def test_every_server_request_in_the_table_has_a_sample() -> None:
-    assert set(samples.SERVER_REQUEST_SAMPLES) == set(SERVER_REQUESTS)
+    assert set(msgs.SERVER_REQUEST_SAMPLES) == set(SERVER_REQUESTS)
 
 
 @pytest.mark.parametrize("method", sorted(SERVER_NOTIFICATIONS))
 def test_notification_envelope_validates_against_server_notification_schema(method: str) -> None:
-    params = samples.NOTIFICATION_SAMPLES[method]
+    params = msgs.NOTIFICATION_SAMPLES[method]
     assert isinstance(params, SERVER_NOTIFICATIONS[method].params)
     envelope = jsonrpc.notification(method, params.wire(), emitted_at_ms=1)
     assert envelope == {"method": method, "params": params.wire(), "emittedAtMs": 1}
@@ -31,7 +31,7 @@ def test_notification_envelope_validates_against_server_notification_schema(meth
 
 @pytest.mark.parametrize("method", sorted(SERVER_REQUESTS))
 def test_server_request_envelope_validates_against_server_request_schema(method: str) -> None:
-    params = samples.SERVER_REQUEST_SAMPLES[method]
+    params = msgs.SERVER_REQUEST_SAMPLES[method]
     assert isinstance(params, SERVER_REQUESTS[method].params)
     errors = ref.problems(ref.root_validator("ServerRequest.json"), jsonrpc.request(0, method, params.wire()))
     assert not errors, errors

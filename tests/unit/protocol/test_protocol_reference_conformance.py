@@ -7,6 +7,7 @@ import inspect
 import pkgutil
 
 import pytest
+from tests.unit.protocol import message_samples as msgs
 from tests.unit.protocol import reference_samples as pairs
 from tests.unit.protocol import reference_schema as ref
 from tests.unit.protocol import wire_samples as samples
@@ -75,7 +76,7 @@ def test_snake_case_wire_keys_stay_snake_case() -> None:
             "request_permissions": False,
         }
     }
-    decision = samples.EXEC_APPROVAL.wire()["availableDecisions"][1]
+    decision = msgs.EXEC_APPROVAL.wire()["availableDecisions"][1]
     assert decision == {"acceptWithExecpolicyAmendment": {"execpolicy_amendment": ["touch"]}}
 
 
