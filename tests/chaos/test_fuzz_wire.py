@@ -24,7 +24,7 @@ from tests.support.wsclient import SocketServer, WsClient
 from tether_testing import script
 from tether_testing.fake_responses import FakeResponsesServer
 
-EXAMPLES = scale(ci=150, full=3000)
+EXAMPLES = scale(ci=100, full=3000)
 ANSWER_S = 10.0
 
 

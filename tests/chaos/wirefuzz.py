@@ -14,7 +14,6 @@ from __future__ import annotations
 import itertools
 import json
 import shlex
-from dataclasses import dataclass
 from typing import Any
 
 from hypothesis import strategies as st
@@ -50,13 +49,14 @@ def mutation() -> st.SearchStrategy[Json]:
     return st.one_of(ANY_JSON, ODD_STRINGS, BOUNDARY_INTS, huge_string(), deep_nesting())
 
 
-@dataclass(frozen=True)
 class Frame:
-    """One frame to send; `request_id` is set when the frame is a request that must be answered."""
+    """One frame to send; `request_id` is set when the frame is a request that must be answered.
 
-    data: bytes
-    request_id: Json = None
-    answerable: bool = False
+    Not a dataclass: Hypothesis prints dataclasses field by field, and a frame may be 300 kB.
+    """
+
+    def __init__(self, data: bytes, request_id: Json = None, answerable: bool = False) -> None:
+        self.data, self.request_id, self.answerable = data, request_id, answerable
 
     def __repr__(self) -> str:
         shown = self.data if len(self.data) < 400 else self.data[:300] + b"..." + self.data[-60:]
