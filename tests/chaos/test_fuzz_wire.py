@@ -96,7 +96,11 @@ class Harness:
                     self.client._arrived.clear()
                     await self.client._arrived.wait()
         except TimeoutError:
-            raise AssertionError(f"requests not answered within {ANSWER_S}s: {unanswered}") from None
+            dump = self.tmp_path / "unanswered.jsonl"
+            dump.write_bytes(b"".join(f.data + b"\n" for f in batch))
+            raise AssertionError(
+                f"not answered within {ANSWER_S}s: {unanswered} (frames in {dump})"
+            ) from None
         # A valid request after the batch still works.
         await self.client.request("thread/loaded/list", {})
 

@@ -32,7 +32,11 @@ def text(*, min_size: int = 0, max_size: int) -> st.SearchStrategy[str]:
 
 
 JSON_SCALARS = st.one_of(
-    st.none(), st.booleans(), st.integers(-(2**70), 2**70), st.floats(allow_nan=False), text(max_size=20)
+    st.none(),
+    st.booleans(),
+    st.integers(-(2**70), 2**70),
+    st.floats(allow_nan=False, allow_infinity=False),
+    text(max_size=20),
 )
 ANY_JSON: st.SearchStrategy[Json] = st.recursive(
     JSON_SCALARS,
@@ -140,7 +144,7 @@ def _scalar(schema: dict[str, Any], kind: str | None) -> st.SearchStrategy[Json]
     if kind == "integer":
         return st.integers(schema.get("minimum"), schema.get("maximum")) | BOUNDARY_INTS
     if kind == "number":
-        return st.floats(allow_nan=False) | BOUNDARY_INTS
+        return st.floats(allow_nan=False, allow_infinity=False) | BOUNDARY_INTS
     if kind == "boolean":
         return st.booleans()
     if kind == "null":
