@@ -40,6 +40,8 @@ class Harness:
         self.threads: list[str] = []
         self.answerable: list[Any] = []
         self.sent = 0
+        self.scratch = tmp_path / "scratch"
+        self.scratch.mkdir()
 
     def run(self, coro: Any) -> Any:
         return self.loop.run_until_complete(coro)
@@ -130,7 +132,7 @@ def test_fuzzed_frames_never_kill_the_daemon_and_each_request_is_answered_once(
             phases=[Phase.explicit, Phase.generate],  # shrinking waits out every timeout again
             suppress_health_check=list(HealthCheck),
         )
-        @given(batch=frames(harness.threads))
+        @given(batch=frames(harness.threads, harness.scratch))
         def exchange(batch: list[Frame]) -> None:
             harness.run(harness.exchange(batch))
 

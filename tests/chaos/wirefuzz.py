@@ -5,15 +5,18 @@ boundary value, a wrong type, a huge string or deep nesting. Frames around them 
 of every JSON type, missing or unknown methods, params that are not objects, bytes that are not
 JSON. Every request id is unique (a counter), so answers can be counted per id.
 
-Values that would act outside the test are pinned: `command/exec` and `thread/shellCommand` only
-ever run `echo`, and paths are free-form strings (read-only methods only take them).
+Values that would act outside the test are pinned (`pinned`): `command/exec` and
+`thread/shellCommand` only ever run `echo`, and the paths of `fs/*` and `config/*` methods (which
+write and remove files) all lie in a scratch directory.
 """
 
 from __future__ import annotations
 
 import itertools
 import json
+import re
 import shlex
+from pathlib import Path
 from typing import Any
 
 from hypothesis import strategies as st
@@ -152,10 +155,20 @@ def _scalar(schema: dict[str, Any], kind: str | None) -> st.SearchStrategy[Json]
     return ANY_JSON
 
 
-def pinned(method: str, params: Json) -> Json:
-    """Keep commands harmless whatever was drawn: only `echo` runs."""
+_PATH_KEYS = {"path", "sourcePath", "destinationPath", "filePath"}
+
+
+def pinned(method: str, params: Json, scratch: str) -> Json:
+    """Keep the fuzzer harmless whatever was drawn: only `echo` runs, files change only in `scratch`."""
     if not isinstance(params, dict):
         return params
+    if method.startswith("fuzzyFileSearch") and "roots" in params:
+        params["roots"] = [scratch]  # a search from / would walk the whole machine
+    if method.startswith(("fs/", "config/")):
+        for key in _PATH_KEYS & params.keys():
+            if isinstance(params[key], str):
+                name = re.sub(r"[^A-Za-z0-9._-]", "_", params[key])[:60].lstrip(".")
+                params[key] = f"{scratch}/{name or 'x'}"
     if method == "command/exec" and isinstance(params.get("command"), list):
         params["command"] = ["echo", *(str(a)[:200] for a in params["command"])]
     if method == "thread/shellCommand" and isinstance(params.get("command"), str):
@@ -183,9 +196,9 @@ def _params(method: str, known_threads: list[str]) -> st.SearchStrategy[Json]:
 
 
 @st.composite
-def request_frame(draw: st.DrawFn, known_threads: list[str]) -> Frame:
+def request_frame(draw: st.DrawFn, known_threads: list[str], scratch: str) -> Frame:
     method = draw(st.sampled_from(sorted(CLIENT_METHODS)))
-    params = pinned(method, draw(_params(method, known_threads)))
+    params = pinned(method, draw(_params(method, known_threads)), scratch)
     rid = draw(odd_id(next(_ids)))
     message: dict[str, Json] = {"id": rid, "method": method}
     if draw(st.integers(0, 8)) or params != {}:
@@ -232,5 +245,7 @@ def odd_frame(draw: st.DrawFn) -> Frame:
     return Frame(json.dumps({"id": n + 10**9, "method": None}).encode())
 
 
-def frames(known_threads: list[str]) -> st.SearchStrategy[list[Frame]]:
-    return st.lists(st.one_of(request_frame(known_threads), odd_frame()), min_size=1, max_size=6)
+def frames(known_threads: list[str], scratch: Path) -> st.SearchStrategy[list[Frame]]:
+    """Batches of frames; `known_threads` fills threadId fields, `scratch` is where files may change."""
+    requests = request_frame(known_threads, str(scratch))
+    return st.lists(st.one_of(requests, odd_frame()), min_size=1, max_size=6)
