@@ -128,16 +128,17 @@ async def test_interrupt_racing_completion(
     tid = await pair.thread()
     for n in range(ROUNDS):
         fake_model.add(script.text_reply(f"short {n}", deltas=3))
-        mark = pair.a.mark()
+        mark, mark_b = pair.a.mark(), pair.b.mark()
         turn_id = (await pair.a.request("turn/start", {"threadId": tid, "input": turn()}))["turn"]["id"]
-        await at_random_message(pair.b, seeded_rng, mark)
+        await at_random_message(pair.b, seeded_rng, mark_b)
         reply = await pair.b.call("turn/interrupt", {"threadId": tid, "turnId": turn_id})
         done = await pair.a.notification("turn/completed", after=mark, where=ends(turn_id))
+        await pair.b.notification("turn/completed", after=mark_b, where=ends(turn_id))
         read = await settled(pair.a, tid)
         stored = {t["id"]: t["status"] for t in read["thread"]["turns"]}[turn_id]
         assert stored == done["params"]["turn"]["status"] in ("completed", "interrupted"), (reply, stored)
         assert list(completions(pair.a, mark)) == [turn_id]  # exactly one turn/completed
-        assert list(completions(pair.b, mark)) == [turn_id]
+        assert list(completions(pair.b, mark_b)) == [turn_id]
 
 
 async def test_steer_racing_completion_is_either_refused_or_kept(
@@ -146,9 +147,9 @@ async def test_steer_racing_completion_is_either_refused_or_kept(
     tid = await pair.thread()
     for n in range(ROUNDS):
         fake_model.add(script.text_reply(f"short {n}", deltas=3), script.text_reply(f"after steer {n}"))
-        mark = pair.a.mark()
+        mark, mark_b = pair.a.mark(), pair.b.mark()
         turn_id = (await pair.a.request("turn/start", {"threadId": tid, "input": turn()}))["turn"]["id"]
-        await at_random_message(pair.b, seeded_rng, mark)
+        await at_random_message(pair.b, seeded_rng, mark_b)
         steer = {"threadId": tid, "input": turn(f"steer {n}"), "expectedTurnId": turn_id}
         reply = await pair.b.call("turn/steer", steer)
         await pair.a.notification("turn/completed", after=mark, where=ends(turn_id))
