@@ -8,6 +8,7 @@
     ├── MethodNotFound              -32601
     ├── Overloaded                  -32001
     ├── InternalError               -32603, an I/O failure worth telling the client about
+    │   └── StoreError              (store.base) the database cannot be used: full, read-only …
     ├── ConfigError                 a bad configuration (startup error naming the key)
     ├── ProviderError               the model provider failed (carries codexErrorInfo)
     └── SandboxError                the sandbox cannot run a command (fail closed)

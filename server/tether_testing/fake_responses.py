@@ -102,6 +102,12 @@ class FakeResponsesServer:
         """Append responses to the script."""
         self._script.extend(responses)
 
+    def discard_remaining(self) -> int:
+        """Drop the responses not yet served (a test's spare replies); returns how many."""
+        dropped = len(self._script)
+        self._script.clear()
+        return dropped
+
     @property
     def remaining(self) -> int:
         """Scripted responses not yet served."""
@@ -242,6 +248,10 @@ class FakeResponsesServer:
         elif "gate" in step:
             self._gate(self._reached, step["gate"]).set()
             await self._gate(self._gates, step["gate"]).wait()
+        elif "raw" in step:
+            raw = str(step["raw"]).encode()
+            writer.write(b"%x\r\n%s\r\n" % (len(raw), raw))
+            await writer.drain()
         elif step.get("disconnect"):
             writer.transport.abort()
             raise _ClientGone

@@ -4,7 +4,8 @@ A scripted response is a plain JSON-able dict, so a script is also a JSON file:
 
 * ``{"kind": "sse", "steps": [...], "headers": {...}}`` — a 200 SSE stream. Each step is
   ``{"event": {...}}`` (one SSE event), ``{"delay_ms": n}``, ``{"gate": name}`` (pause until
-  `FakeResponsesServer.release(name)`) or ``{"disconnect": true}`` (drop the connection).
+  `FakeResponsesServer.release(name)`), ``{"raw": text}`` (bytes sent as they are: malformed
+  SSE) or ``{"disconnect": true}`` (drop the connection).
 * ``{"kind": "http_error", "status": n, "body": {...}, "retry_after": s}`` — an error answer.
 
 Event shapes follow the Responses API streaming events (core.md §2.6).
@@ -181,6 +182,11 @@ def web_search_call(
 def delay(ms: float) -> Step:
     """Pause the stream for `ms` milliseconds at this point."""
     return {"delay_ms": ms}
+
+
+def raw(text: str) -> Step:
+    """Send `text` into the stream as it is (e.g. an SSE event whose data is not JSON)."""
+    return {"raw": text}
 
 
 def gated(name: str) -> Step:

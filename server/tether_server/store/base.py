@@ -12,13 +12,19 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Generic, Literal, Protocol, TypeVar
 
+from tether_server.errors import InternalError
+
 SortKey = Literal["created_at", "updated_at", "recency_at"]
 SortDirection = Literal["asc", "desc"]
 T = TypeVar("T")
 
 
-class StoreError(Exception):
-    """The database cannot be used (corrupt, locked, newer schema): a clear startup error."""
+class StoreError(InternalError):
+    """The database cannot be used (corrupt, locked, newer schema, disk full, read-only).
+
+    At startup a clear error; on a request a -32603 carrying this message, and in a turn a
+    failed turn saying so, never a bare "Internal error".
+    """
 
 
 class InvalidCursor(ValueError):

@@ -13,6 +13,12 @@ from tether_server.threads.handle import Project, ThreadHandle
 
 _log = log.get("tether.threads")
 
+# Deltas and lazy events are numbered and sent without a write, so a thread whose last run did
+# not end with its (durable) thread/closed may have sent seqs above the stored last_seq. Numbering
+# resumes this far above it: a reused seq would be dropped as a duplicate by a client that saw
+# the lost one, and skipped by a resume with afterSeq. No run sends this many unstored events.
+SEQ_GAP_AFTER_UNCLEAN_END = 1_000_000
+
 
 @dataclass
 class ThreadOpened:
@@ -73,7 +79,7 @@ class ThreadManager:
             if record.settings
             else TurnSettings(cwd=record.cwd, model=record.model, model_provider=record.model_provider)
         )
-        handle = ThreadHandle(self.store, self._project, last_seq=record.last_seq)
+        handle = ThreadHandle(self.store, self._project, last_seq=await self._resume_seq(record))
         handle.attach(
             ThreadSession(
                 record,
@@ -87,6 +93,13 @@ class ThreadManager:
         )
         self._register(handle)
         return ThreadOpened(handle, loaded_now=True)
+
+    async def _resume_seq(self, record: ThreadRecord) -> int:
+        """Where the loaded thread's seq numbering goes on (see SEQ_GAP_AFTER_UNCLEAN_END)."""
+        last = await self.store.read_events(record.id, record.last_seq - 1, limit=1)
+        if last and last[0].seq == record.last_seq and last[0].method == "thread/closed":
+            return record.last_seq
+        return record.last_seq + SEQ_GAP_AFTER_UNCLEAN_END
 
     async def unload(self, thread_id: str) -> ThreadHandle | None:
         handle = self._loaded.pop(thread_id, None)
