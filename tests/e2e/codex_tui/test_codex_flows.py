@@ -1,0 +1,117 @@
+"""The Codex TUI's working flows against `tether app-server`: trust, approvals, patches, review, Esc.
+
+The TUI is started in a git repository with `-C`, so that its threads run there (a remote TUI
+sends no working directory otherwise) and its folder-trust prompt comes first. Each flow asserts
+on what the pane shows and on what the daemon leaves on disk.
+"""
+
+from __future__ import annotations
+
+import subprocess
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from pathlib import Path
+
+from tests.e2e.codex_tui.model import TuiFakeModel
+from tests.e2e.codex_tui.screen import Screen, codex_binary
+from tests.e2e.codex_tui.test_codex_remote import (
+    COMPOSER,
+    TOKEN_VAR,
+    _daemon,
+    _relay,
+    _submit,
+    assert_all_answered,
+)
+from tether_testing import script
+
+ESCALATED = {
+    "cmd": "echo approved > out.txt && cat out.txt",
+    "sandbox_permissions": "require_escalated",
+    "justification": "Write out.txt in the project?",
+}
+RAN = "Wrote out.txt."
+SCRIPT = [
+    script.reply(script.function_call("exec_command", ESCALATED, "call_exec_1")),
+    script.text_reply(RAN),
+]
+
+
+def _git(repo: Path, *args: str) -> None:
+    subprocess.run(["git", "-C", str(repo), *args], check=True, capture_output=True)
+
+
+def _repo(tmp_path: Path) -> Path:
+    repo = tmp_path / "project"
+    repo.mkdir()
+    _git(repo, "init", "-q", "-b", "main")
+    _git(repo, "config", "user.email", "dev@example.com")
+    _git(repo, "config", "user.name", "Dev")
+    (repo / "app.py").write_text("def total(xs):\n    return sum(xs)\n")
+    _git(repo, "add", ".")
+    _git(repo, "commit", "-qm", "initial")
+    return repo
+
+
+@asynccontextmanager
+async def _tui_in(repo: Path, remote: str, tmp_path: Path, token: str | None) -> AsyncIterator[Screen]:
+    codex_home = tmp_path / "codex-home"
+    codex_home.mkdir(exist_ok=True)
+    env = {"CODEX_HOME": str(codex_home), "TERM": "xterm-256color", "HOME": str(tmp_path)}
+    argv = [str(codex_binary()), "--remote", remote, "-C", str(repo)]
+    if token is not None:
+        env[TOKEN_VAR] = token
+        argv += ["--remote-auth-token-env", TOKEN_VAR]
+    screen = Screen.start(argv, cwd=repo, env=env, socket=tmp_path / "tmux.sock")
+    try:
+        yield screen
+    finally:
+        screen.close()
+
+
+async def _trust(screen: Screen, home: Path, repo: Path) -> None:
+    await screen.wait_for("Trust this folder?")
+    await screen.press_until_gone("Enter", "Trust this folder?")
+    await screen.wait_for(COMPOSER)
+    assert f'[projects."{repo}"]' in (home / "config.toml").read_text()
+
+
+async def _command_approval(screen: Screen, repo: Path) -> None:
+    await _submit(screen, "Write out.txt")
+    prompt = await screen.wait_for("Yes, proceed (y)")
+    assert "Would you like to run the following command?" in prompt
+    assert "Reason: Write out.txt in the project?" in prompt
+    assert not (repo / "out.txt").exists()
+    screen.keys("y")
+    shown = await screen.wait_for(RAN)
+    assert "Ran echo approved > out.txt && cat out.txt" in shown
+    assert (repo / "out.txt").read_text() == "approved\n"
+
+
+async def _flows(screen: Screen, home: Path, repo: Path) -> None:
+    await _trust(screen, home, repo)
+    await _command_approval(screen, repo)
+
+
+async def test_codex_tui_flows_over_websocket(tmp_path: Path) -> None:
+    repo = _repo(tmp_path)
+    async with (
+        TuiFakeModel(SCRIPT) as fake,
+        _daemon(tmp_path, fake, "ws://127.0.0.1:0") as server,
+        _relay(server.ws_url) as (relay, url),
+        _tui_in(repo, url, tmp_path, server.token()) as screen,
+    ):
+        await _flows(screen, server.home, repo)
+    exchanges = relay.exchanges()
+    assert {"config/batchWrite", "turn/start"} <= {method for method, _, _ in exchanges}
+    assert_all_answered(exchanges)
+
+
+async def test_codex_tui_flows_over_the_unix_socket(tmp_path: Path) -> None:
+    repo = _repo(tmp_path)
+    socket_path = tmp_path / "tether.sock"
+    async with (
+        TuiFakeModel(SCRIPT) as fake,
+        _daemon(tmp_path, fake, f"unix://{socket_path}") as server,
+        _tui_in(repo, f"unix://{socket_path}", tmp_path, None) as screen,
+    ):
+        await _flows(screen, server.home, repo)
