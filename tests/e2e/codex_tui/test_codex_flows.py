@@ -30,9 +30,13 @@ ESCALATED = {
     "justification": "Write out.txt in the project?",
 }
 RAN = "Wrote out.txt."
+PATCH = "*** Begin Patch\n*** Add File: notes.md\n+# Notes\n+patched by the model\n*** End Patch\n"
+PATCHED = "The notes are in place."
 SCRIPT = [
     script.reply(script.function_call("exec_command", ESCALATED, "call_exec_1")),
     script.text_reply(RAN),
+    script.reply(script.custom_tool_call("apply_patch", PATCH, "call_patch_1")),
+    script.text_reply(PATCHED),
 ]
 
 
@@ -87,9 +91,22 @@ async def _command_approval(screen: Screen, repo: Path) -> None:
     assert (repo / "out.txt").read_text() == "approved\n"
 
 
+async def _file_patch(screen: Screen, repo: Path) -> None:
+    await _submit(screen, "Add notes.md")
+    prompt = await screen.wait_for("Yes, proceed (y)")
+    assert "Would you like to make the following edits?" in prompt
+    assert "Added notes.md (+2 -0)" in prompt and "2 +patched by the model" in prompt
+    assert not (repo / "notes.md").exists()
+    screen.keys("y")
+    shown = await screen.wait_for(PATCHED)
+    assert "Added notes.md (+2 -0)" in shown and "Would you like to make" not in shown
+    assert (repo / "notes.md").read_text() == "# Notes\npatched by the model\n"
+
+
 async def _flows(screen: Screen, home: Path, repo: Path) -> None:
     await _trust(screen, home, repo)
     await _command_approval(screen, repo)
+    await _file_patch(screen, repo)
 
 
 async def test_codex_tui_flows_over_websocket(tmp_path: Path) -> None:
