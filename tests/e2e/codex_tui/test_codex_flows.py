@@ -7,12 +7,17 @@ on what the pane shows and on what the daemon leaves on disk.
 
 from __future__ import annotations
 
+import asyncio
+import json
+import sqlite3
 import subprocess
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
+from typing import Any
 
 from tests.e2e.codex_tui.model import TuiFakeModel
+from tests.e2e.codex_tui.relay import Relay
 from tests.e2e.codex_tui.screen import Screen, codex_binary
 from tests.e2e.codex_tui.test_codex_remote import (
     COMPOSER,
@@ -32,11 +37,25 @@ ESCALATED = {
 RAN = "Wrote out.txt."
 PATCH = "*** Begin Patch\n*** Add File: notes.md\n+# Notes\n+patched by the model\n*** End Patch\n"
 PATCHED = "The notes are in place."
+FINDING = {
+    "title": "[P2] notes.md is not linked from anywhere",
+    "body": "The new notes file is never referenced, so readers will not find it.",
+    "confidence_score": 0.6,
+    "priority": 2,
+    "code_location": {"absolute_file_path": "notes.md", "line_range": {"start": 1, "end": 2}},
+}
+REVIEW = {
+    "findings": [FINDING],
+    "overall_correctness": "patch is correct",
+    "overall_explanation": "The change adds a notes file and an output file.",
+    "overall_confidence_score": 0.7,
+}
 SCRIPT = [
     script.reply(script.function_call("exec_command", ESCALATED, "call_exec_1")),
     script.text_reply(RAN),
     script.reply(script.custom_tool_call("apply_patch", PATCH, "call_patch_1")),
     script.text_reply(PATCHED),
+    script.text_reply(json.dumps(REVIEW)),
 ]
 
 
@@ -103,10 +122,42 @@ async def _file_patch(screen: Screen, repo: Path) -> None:
     assert (repo / "notes.md").read_text() == "# Notes\npatched by the model\n"
 
 
+def _items(home: Path, kind: str) -> list[dict[str, Any]]:
+    with sqlite3.connect(home / "tether.sqlite") as db:
+        rows = [json.loads(row[0]) for row in db.execute("SELECT item FROM items ORDER BY ordinal")]
+    return [item for item in rows if item.get("type") == kind]
+
+
+async def _review(screen: Screen, home: Path) -> None:
+    await _submit(screen, "/review")
+    await screen.wait_for("2. Review uncommitted changes")
+    screen.keys("2")
+    await screen.wait_for("<< Code review finished >>")
+    shown = await screen.wait_for(FINDING["title"])
+    assert ">> Code review started: current changes <<" in shown
+    assert REVIEW["overall_explanation"] in shown
+    assert f"{FINDING['title']} — notes.md:1-2" in shown
+    assert FINDING["body"] in shown
+    [exited] = _items(home, "exitedReviewMode")
+    assert FINDING["title"] in exited["review"]
+
+
 async def _flows(screen: Screen, home: Path, repo: Path) -> None:
     await _trust(screen, home, repo)
     await _command_approval(screen, repo)
     await _file_patch(screen, repo)
+    await _review(screen, home)
+
+
+async def _settled(relay: Relay, within_s: float = 10.0) -> None:
+    """Wait until every request the TUI sent so far has its answer (the last flow's read markers
+    are sent after its turn ends, just as the test would close the TUI)."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + within_s
+    while loop.time() < deadline:
+        if all(answer is not None for _, _, answer in relay.exchanges()):
+            return
+        await asyncio.sleep(0.05)
 
 
 async def test_codex_tui_flows_over_websocket(tmp_path: Path) -> None:
@@ -118,8 +169,9 @@ async def test_codex_tui_flows_over_websocket(tmp_path: Path) -> None:
         _tui_in(repo, url, tmp_path, server.token()) as screen,
     ):
         await _flows(screen, server.home, repo)
+        await _settled(relay)
     exchanges = relay.exchanges()
-    assert {"config/batchWrite", "turn/start"} <= {method for method, _, _ in exchanges}
+    assert {"config/batchWrite", "turn/start", "review/start"} <= {method for method, _, _ in exchanges}
     assert_all_answered(exchanges)
 
 
