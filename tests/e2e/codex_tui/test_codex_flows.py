@@ -37,6 +37,21 @@ ESCALATED = {
 RAN = "Wrote out.txt."
 PATCH = "*** Begin Patch\n*** Add File: notes.md\n+# Notes\n+patched by the model\n*** End Patch\n"
 PATCHED = "The notes are in place."
+STORY = "Once upon a time a daemon served a terminal.\n\nAnd it never finished this story."
+STREAMED = script.split_text(STORY, 2)[0]  # what is on screen when the stream stops at the gate
+
+
+def _gated_story() -> dict[str, Any]:
+    """A streamed answer that stops after its first line until the test releases gate `story`."""
+    answer = script.reply(script.message(STORY, deltas=2))
+    steps = answer["steps"]
+    first = next(
+        i for i, s in enumerate(steps) if s.get("event", {}).get("type") == "response.output_text.delta"
+    )
+    steps.insert(first + 1, script.gated("story"))
+    return answer
+
+
 FINDING = {
     "title": "[P2] notes.md is not linked from anywhere",
     "body": "The new notes file is never referenced, so readers will not find it.",
@@ -56,6 +71,7 @@ SCRIPT = [
     script.reply(script.custom_tool_call("apply_patch", PATCH, "call_patch_1")),
     script.text_reply(PATCHED),
     script.text_reply(json.dumps(REVIEW)),
+    _gated_story(),
 ]
 
 
@@ -128,6 +144,17 @@ def _items(home: Path, kind: str) -> list[dict[str, Any]]:
     return [item for item in rows if item.get("type") == kind]
 
 
+def _turn_status(home: Path, prompt: str) -> str:
+    """The stored status of the turn the user started with `prompt`."""
+    query = (
+        "SELECT turns.status FROM turns JOIN items USING (thread_id, turn_id) "
+        "WHERE json_extract(items.item, '$.type') = 'userMessage' AND items.item LIKE ?"
+    )
+    with sqlite3.connect(home / "tether.sqlite") as db:
+        [(status,)] = db.execute(query, (f"%{prompt}%",)).fetchall()
+    return str(status)
+
+
 async def _review(screen: Screen, home: Path) -> None:
     await _submit(screen, "/review")
     await screen.wait_for("2. Review uncommitted changes")
@@ -142,11 +169,27 @@ async def _review(screen: Screen, home: Path) -> None:
     assert FINDING["title"] in exited["review"]
 
 
-async def _flows(screen: Screen, home: Path, repo: Path) -> None:
-    await _trust(screen, home, repo)
-    await _command_approval(screen, repo)
-    await _file_patch(screen, repo)
-    await _review(screen, home)
+async def _interrupt(screen: Screen, home: Path, fake: TuiFakeModel) -> None:
+    await _submit(screen, "Tell me a story")
+    await fake.wait_for_gate("story", within_s=30)
+    await screen.wait_for(STREAMED)
+    screen.keys("Escape")
+    shown = await screen.wait_for("Conversation interrupted")
+    assert STREAMED in shown and STORY not in shown
+    await screen.wait_for(COMPOSER)
+    assert _turn_status(home, "Tell me a story") == "interrupted"
+
+
+async def _flows(screen: Screen, home: Path, repo: Path, fake: TuiFakeModel) -> None:
+    try:
+        await _trust(screen, home, repo)
+        await _command_approval(screen, repo)
+        await _file_patch(screen, repo)
+        await _review(screen, home)
+        await _interrupt(screen, home, fake)
+    finally:
+        # SIGTERM lets running turns finish (a drain): none may stay parked at the gate.
+        fake.release("story")
 
 
 async def _settled(relay: Relay, within_s: float = 10.0) -> None:
@@ -168,10 +211,12 @@ async def test_codex_tui_flows_over_websocket(tmp_path: Path) -> None:
         _relay(server.ws_url) as (relay, url),
         _tui_in(repo, url, tmp_path, server.token()) as screen,
     ):
-        await _flows(screen, server.home, repo)
+        await _flows(screen, server.home, repo, fake)
         await _settled(relay)
     exchanges = relay.exchanges()
-    assert {"config/batchWrite", "turn/start", "review/start"} <= {method for method, _, _ in exchanges}
+    assert {"config/batchWrite", "turn/start", "review/start", "turn/interrupt"} <= {
+        method for method, _, _ in exchanges
+    }
     assert_all_answered(exchanges)
 
 
@@ -183,4 +228,4 @@ async def test_codex_tui_flows_over_the_unix_socket(tmp_path: Path) -> None:
         _daemon(tmp_path, fake, f"unix://{socket_path}") as server,
         _tui_in(repo, f"unix://{socket_path}", tmp_path, None) as screen,
     ):
-        await _flows(screen, server.home, repo)
+        await _flows(screen, server.home, repo, fake)
