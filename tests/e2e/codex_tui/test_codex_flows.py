@@ -11,23 +11,22 @@ import asyncio
 import json
 import sqlite3
 import subprocess
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
 from tests.e2e.codex_tui.model import TuiFakeModel
 from tests.e2e.codex_tui.relay import Relay
-from tests.e2e.codex_tui.screen import Screen, codex_binary
+from tests.e2e.codex_tui.screen import Screen
 from tests.e2e.codex_tui.test_codex_remote import (
     COMPOSER,
-    TOKEN_VAR,
     _daemon,
     _relay,
     _submit,
+    _tui,
     assert_all_answered,
 )
 from tether_testing import script
+from tether_testing.fake_responses import FakeResponsesServer
 
 ESCALATED = {
     "cmd": "echo approved > out.txt && cat out.txt",
@@ -42,7 +41,7 @@ STREAMED = script.split_text(STORY, 2)[0]  # what is on screen when the stream s
 
 
 def _gated_story() -> dict[str, Any]:
-    """A streamed answer that stops after its first line until the test releases gate `story`."""
+    """A streamed answer that stops halfway until the test releases gate `story`."""
     answer = script.reply(script.message(STORY, deltas=2))
     steps = answer["steps"]
     first = next(
@@ -52,9 +51,12 @@ def _gated_story() -> dict[str, Any]:
     return answer
 
 
+FINDING_TITLE = "[P2] notes.md is not linked from anywhere"
+FINDING_BODY = "The new notes file is never referenced, so readers will not find it."
+EXPLANATION = "The change adds a notes file and an output file."
 FINDING = {
-    "title": "[P2] notes.md is not linked from anywhere",
-    "body": "The new notes file is never referenced, so readers will not find it.",
+    "title": FINDING_TITLE,
+    "body": FINDING_BODY,
     "confidence_score": 0.6,
     "priority": 2,
     "code_location": {"absolute_file_path": "notes.md", "line_range": {"start": 1, "end": 2}},
@@ -62,7 +64,7 @@ FINDING = {
 REVIEW = {
     "findings": [FINDING],
     "overall_correctness": "patch is correct",
-    "overall_explanation": "The change adds a notes file and an output file.",
+    "overall_explanation": EXPLANATION,
     "overall_confidence_score": 0.7,
 }
 SCRIPT = [
@@ -89,22 +91,6 @@ def _repo(tmp_path: Path) -> Path:
     _git(repo, "add", ".")
     _git(repo, "commit", "-qm", "initial")
     return repo
-
-
-@asynccontextmanager
-async def _tui_in(repo: Path, remote: str, tmp_path: Path, token: str | None) -> AsyncIterator[Screen]:
-    codex_home = tmp_path / "codex-home"
-    codex_home.mkdir(exist_ok=True)
-    env = {"CODEX_HOME": str(codex_home), "TERM": "xterm-256color", "HOME": str(tmp_path)}
-    argv = [str(codex_binary()), "--remote", remote, "-C", str(repo)]
-    if token is not None:
-        env[TOKEN_VAR] = token
-        argv += ["--remote-auth-token-env", TOKEN_VAR]
-    screen = Screen.start(argv, cwd=repo, env=env, socket=tmp_path / "tmux.sock")
-    try:
-        yield screen
-    finally:
-        screen.close()
 
 
 async def _trust(screen: Screen, home: Path, repo: Path) -> None:
@@ -160,16 +146,16 @@ async def _review(screen: Screen, home: Path) -> None:
     await screen.wait_for("2. Review uncommitted changes")
     screen.keys("2")
     await screen.wait_for("<< Code review finished >>")
-    shown = await screen.wait_for(FINDING["title"])
+    shown = await screen.wait_for(FINDING_TITLE)
     assert ">> Code review started: current changes <<" in shown
-    assert REVIEW["overall_explanation"] in shown
-    assert f"{FINDING['title']} — notes.md:1-2" in shown
-    assert FINDING["body"] in shown
+    assert EXPLANATION in shown
+    assert f"{FINDING_TITLE} — notes.md:1-2" in shown
+    assert FINDING_BODY in shown
     [exited] = _items(home, "exitedReviewMode")
-    assert FINDING["title"] in exited["review"]
+    assert FINDING_TITLE in exited["review"]
 
 
-async def _interrupt(screen: Screen, home: Path, fake: TuiFakeModel) -> None:
+async def _interrupt(screen: Screen, home: Path, fake: FakeResponsesServer) -> None:
     await _submit(screen, "Tell me a story")
     await fake.wait_for_gate("story", within_s=30)
     await screen.wait_for(STREAMED)
@@ -180,7 +166,7 @@ async def _interrupt(screen: Screen, home: Path, fake: TuiFakeModel) -> None:
     assert _turn_status(home, "Tell me a story") == "interrupted"
 
 
-async def _flows(screen: Screen, home: Path, repo: Path, fake: TuiFakeModel) -> None:
+async def _flows(screen: Screen, home: Path, repo: Path, fake: FakeResponsesServer) -> None:
     try:
         await _trust(screen, home, repo)
         await _command_approval(screen, repo)
@@ -209,7 +195,7 @@ async def test_codex_tui_flows_over_websocket(tmp_path: Path) -> None:
         TuiFakeModel(SCRIPT) as fake,
         _daemon(tmp_path, fake, "ws://127.0.0.1:0") as server,
         _relay(server.ws_url) as (relay, url),
-        _tui_in(repo, url, tmp_path, server.token()) as screen,
+        _tui(url, repo, tmp_path, server.token(), cd=True) as screen,
     ):
         await _flows(screen, server.home, repo, fake)
         await _settled(relay)
@@ -226,6 +212,6 @@ async def test_codex_tui_flows_over_the_unix_socket(tmp_path: Path) -> None:
     async with (
         TuiFakeModel(SCRIPT) as fake,
         _daemon(tmp_path, fake, f"unix://{socket_path}") as server,
-        _tui_in(repo, f"unix://{socket_path}", tmp_path, None) as screen,
+        _tui(f"unix://{socket_path}", repo, tmp_path, cd=True) as screen,
     ):
         await _flows(screen, server.home, repo, fake)

@@ -69,11 +69,16 @@ async def _relay(upstream: str) -> AsyncIterator[tuple[Relay, str]]:
 
 
 @asynccontextmanager
-async def _tui(remote: str, work: Path, tmp_path: Path, token: str | None = None) -> AsyncIterator[Screen]:
+async def _tui(
+    remote: str, work: Path, tmp_path: Path, token: str | None = None, *, cd: bool = False
+) -> AsyncIterator[Screen]:
     codex_home = tmp_path / "codex-home"
     codex_home.mkdir(exist_ok=True)
     env = {"CODEX_HOME": str(codex_home), "TERM": "xterm-256color", "HOME": str(tmp_path)}
     argv = [str(codex_binary()), "--remote", remote]
+    if cd:
+        # A remote TUI sends a working directory (and asks to trust it) only when given one.
+        argv += ["-C", str(work)]
     if token is not None:
         # The daemon's generated ws token, sent by the TUI as a bearer token (through the relay).
         env[TOKEN_VAR] = token
