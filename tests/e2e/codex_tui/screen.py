@@ -13,6 +13,7 @@ from pathlib import Path
 
 SCREEN_WAIT_S = 30.0
 POLL_S = 0.1
+RETRY_S = 2.0
 
 
 def codex_binary() -> Path:
@@ -77,6 +78,19 @@ class Screen:
 
     async def wait_gone(self, text: str, within_s: float = SCREEN_WAIT_S) -> str:
         return await self._until(lambda shown: text not in shown, f"{text!r} gone", within_s)
+
+    async def press_until_gone(self, key: str, text: str, within_s: float = SCREEN_WAIT_S) -> str:
+        """Press `key` until `text` leaves the screen: a key pressed while the TUI is still
+        setting up its first screen can be lost, so it is pressed again after `RETRY_S`."""
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + within_s
+        while True:
+            self.keys(key)
+            try:
+                return await self.wait_gone(text, min(RETRY_S, max(deadline - loop.time(), 0.0)))
+            except AssertionError:
+                if loop.time() >= deadline:
+                    raise
 
     async def _until(self, ok: object, what: str, within_s: float) -> str:
         assert callable(ok)

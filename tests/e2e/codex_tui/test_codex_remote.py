@@ -13,6 +13,7 @@ import subprocess
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
+from typing import Any
 
 from websockets.asyncio.server import serve
 
@@ -68,11 +69,16 @@ async def _relay(upstream: str) -> AsyncIterator[tuple[Relay, str]]:
 
 
 @asynccontextmanager
-async def _tui(remote: str, work: Path, tmp_path: Path, token: str | None = None) -> AsyncIterator[Screen]:
+async def _tui(
+    remote: str, work: Path, tmp_path: Path, token: str | None = None, *, cd: bool = False
+) -> AsyncIterator[Screen]:
     codex_home = tmp_path / "codex-home"
     codex_home.mkdir(exist_ok=True)
     env = {"CODEX_HOME": str(codex_home), "TERM": "xterm-256color", "HOME": str(tmp_path)}
     argv = [str(codex_binary()), "--remote", remote]
+    if cd:
+        # A remote TUI sends a working directory (and asks to trust it) only when given one.
+        argv += ["-C", str(work)]
     if token is not None:
         # The daemon's generated ws token, sent by the TUI as a bearer token (through the relay).
         env[TOKEN_VAR] = token
@@ -150,6 +156,21 @@ async def _first_turn_model_new_resume(screen: Screen, home: Path, relay: Relay 
     assert "Say hello" in previews
 
 
+def assert_all_answered(exchanges: list[tuple[str, dict[str, Any], dict[str, Any] | None]]) -> None:
+    """Every request got an answer, none "Method not found", each one the reference schema accepts."""
+    unanswered = [method for method, _, answer in exchanges if answer is None]
+    assert not unanswered, f"requests the TUI never got an answer to: {unanswered}"
+    missing = [m for m, _, a in exchanges if a is not None and a.get("error", {}).get("code") == -32601]
+    assert not missing, f"answered Method not found: {missing}"
+    broken = [
+        f"{method}: {error}"
+        for method, _, answer in exchanges
+        if answer is not None and "result" in answer
+        for error in schema.response_errors(method, answer["result"])
+    ]
+    assert not broken, "answers the reference schema rejects:\n" + "\n".join(broken)
+
+
 async def test_codex_tui_over_websocket_through_a_logging_relay(tmp_path: Path) -> None:
     work = _workdir(tmp_path)
     async with (
@@ -189,17 +210,7 @@ async def test_codex_tui_over_websocket_through_a_logging_relay(tmp_path: Path) 
         "thread/readState/update",
         "thread/search",
     } <= methods
-    unanswered = [method for method, _, answer in exchanges if answer is None]
-    assert not unanswered, f"requests the TUI never got an answer to: {unanswered}"
-    missing = [m for m, _, a in exchanges if a is not None and a.get("error", {}).get("code") == -32601]
-    assert not missing, f"answered Method not found: {missing}"
-    broken = [
-        f"{method}: {error}"
-        for method, _, answer in exchanges
-        if answer is not None and "result" in answer
-        for error in schema.response_errors(method, answer["result"])
-    ]
-    assert not broken, "answers the reference schema rejects:\n" + "\n".join(broken)
+    assert_all_answered(exchanges)
 
 
 async def test_codex_tui_over_the_unix_socket(tmp_path: Path) -> None:
