@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, cast
+from typing import Any
 
 from tether_protocol.common import WireModel
 from tether_protocol.v2 import notifications as n
@@ -23,11 +23,12 @@ from tether_server.processor.lifecycle import announce_recovered
 from tether_server.processor.settings import default_cwd, new_thread_record, thread_settings, wire
 from tether_server.processor.state import ServerState
 from tether_server.processor.subscriptions import encode_event
+from tether_server.processor.thread_lookup import record_or_fail, sort_key_of
 from tether_server.processor.views import session_response, thread_view, turn_view, wire_read_state
 from tether_server.rpc.connection import Connection
 from tether_server.rpc.context import RequestContext
 from tether_server.rpc.outgoing import send_notification
-from tether_server.store.base import EventRecord, InvalidCursor, SortKey, ThreadQuery, ThreadRecord
+from tether_server.store.base import EventRecord, InvalidCursor, ThreadQuery
 from tether_server.threads.handle import ThreadEvent, ThreadHandle
 
 
@@ -149,15 +150,6 @@ async def read(state: ServerState, ctx: RequestContext, params: th.ThreadReadPar
     return th.ThreadReadResponse(thread=thread, read_state=read_state)
 
 
-def _sort_key(key: object) -> SortKey:
-    # Tether has no thread sections: every thread's section position is null, so that order
-    # falls back to the default one (creation time), as a list with no sections would sort.
-    value = wire(key)
-    if value in ("created_at", "updated_at", "recency_at"):
-        return cast(SortKey, value)
-    return "created_at"
-
-
 async def list_threads(
     state: ServerState, ctx: RequestContext, params: th.ThreadListParams
 ) -> th.ThreadListResponse:
@@ -165,7 +157,7 @@ async def list_threads(
     query = ThreadQuery(
         limit=max(1, min(params.limit or 50, 100)),
         cursor=params.cursor,
-        sort_key=_sort_key(params.sort_key),
+        sort_key=sort_key_of(params.sort_key),
         sort_direction=wire(params.sort_direction) or "desc",
         archived=bool(params.archived),
         cwds=[cwd] if isinstance(cwd, str) else cwd,
@@ -214,16 +206,6 @@ async def unsubscribe(
     return ta.ThreadUnsubscribeResponse(status="unsubscribed" if removed else "notSubscribed")
 
 
-async def _record_or_fail(state: ServerState, thread_id: str) -> ThreadRecord:
-    handle = state.threads.get(thread_id)
-    if handle is not None:
-        return handle.record
-    record = await state.store.get_thread(thread_id)
-    if record is None:
-        raise NotFound(f"thread not found: {thread_id}")
-    return record
-
-
 def _broadcast(state: ServerState, method: str, params: WireModel) -> None:
     send_notification(state.connections(), method, params.wire())
 
@@ -234,7 +216,7 @@ async def name_set(
     name = (params.name or "").strip()
     if not name:
         raise InvalidRequest("thread name must not be empty")
-    record = await _record_or_fail(state, params.thread_id)
+    record = await record_or_fail(state, params.thread_id)
     record.name = name
     await state.store.set_name(params.thread_id, name, now_s())
     update = n.ThreadNameUpdatedNotification(thread_id=params.thread_id, thread_name=name)
@@ -245,7 +227,7 @@ async def name_set(
 async def archive(
     state: ServerState, ctx: RequestContext, params: ta.ThreadArchiveParams
 ) -> ta.ThreadArchiveResponse:
-    record = await _record_or_fail(state, params.thread_id)
+    record = await record_or_fail(state, params.thread_id)
     handle = state.threads.get(params.thread_id)
     if handle is not None and handle.running:
         raise Conflict("cannot archive a thread while a turn is running; interrupt it first")

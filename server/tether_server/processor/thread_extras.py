@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import uuid
-from typing import cast
 
 from tether_protocol.v2 import thread_extras as tx
 from tether_protocol.v2.turn import TurnStartParams
@@ -12,22 +11,13 @@ from tether_server.processor import projection
 from tether_server.processor.read_marks import experimental
 from tether_server.processor.settings import turn_settings, wire
 from tether_server.processor.state import ServerState
+from tether_server.processor.thread_lookup import record_or_fail, sort_key_of
 from tether_server.processor.views import thread_view, wire_read_state
 from tether_server.rpc.context import RequestContext
 from tether_server.rpc.outgoing import send_notification
-from tether_server.store.base import InvalidCursor, SortKey, ThreadQuery, ThreadRecord
+from tether_server.store.base import InvalidCursor, ThreadQuery, ThreadRecord
 
 REVISION_CONFLICT = "thread changed since it was last read; read it again"
-
-
-async def _record_or_fail(state: ServerState, thread_id: str) -> ThreadRecord:
-    handle = state.threads.get(thread_id)
-    if handle is not None:
-        return handle.record
-    record = await state.store.get_thread(thread_id)
-    if record is None:
-        raise NotFound(f"thread not found: {thread_id}")
-    return record
 
 
 def _snippet(record: ThreadRecord, term: str) -> str:
@@ -47,7 +37,7 @@ async def search(
     query = ThreadQuery(
         limit=max(1, min(params.limit or 25, 100)),
         cursor=params.cursor,
-        sort_key=cast(SortKey, wire(params.sort_key) or "created_at"),
+        sort_key=sort_key_of(params.sort_key),
         sort_direction=wire(params.sort_direction) or "desc",
         archived=bool(params.archived),
         sources=[str(wire(kind)) for kind in params.source_kinds] if params.source_kinds else None,
@@ -72,7 +62,7 @@ async def read_state_update(
     state: ServerState, ctx: RequestContext, params: tx.ThreadReadStateUpdateParams
 ) -> tx.ThreadReadStateUpdateResponse:
     """Mark a thread read (nothing unread) or unread (from its start), guarded by the revision seen."""
-    await _record_or_fail(state, params.thread_id)
+    await record_or_fail(state, params.thread_id)
     unread = {"type": "threadStart"} if wire(params.operation).get("type") == "unread" else None
     revision = str(uuid.uuid4())
     stored = await state.store.set_read_state(
@@ -109,7 +99,7 @@ async def settings_update(
 async def goal_get(
     state: ServerState, ctx: RequestContext, params: tx.ThreadGoalGetParams
 ) -> tx.ThreadGoalGetResponse:
-    await _record_or_fail(state, params.thread_id)
+    await record_or_fail(state, params.thread_id)
     return tx.ThreadGoalGetResponse(goal=None)
 
 
@@ -117,5 +107,5 @@ async def background_terminals_list(
     state: ServerState, ctx: RequestContext, params: tx.ThreadBackgroundTerminalsListParams
 ) -> tx.ThreadBackgroundTerminalsListResponse:
     """Tether ends a turn's commands with the turn, so none outlive it."""
-    await _record_or_fail(state, params.thread_id)
+    await record_or_fail(state, params.thread_id)
     return tx.ThreadBackgroundTerminalsListResponse()

@@ -158,6 +158,9 @@ async def test_search_finds_threads_by_message_text(
     assert [r["thread"]["id"] for r in found["data"]] == [first]
     assert "quokka" in found["data"][0]["snippet"]
     assert (await client.request("thread/search", {"searchTerm": "platypus"}))["data"] == []
+    for key in ("created_at", "updated_at", "recency_at"):  # every key of ThreadSearchSortKey
+        ordered = await client.request("thread/search", {"searchTerm": "quokka", "sortKey": key})
+        assert [r["thread"]["id"] for r in ordered["data"]] == [first], key
     empty = await client.call("thread/search", {"searchTerm": "  "})
     assert empty["error"]["code"] == -32600
 
