@@ -12,6 +12,7 @@ import argparse
 import asyncio
 import itertools
 import json
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -31,6 +32,7 @@ class Relay:
         self.headers = headers or {}
         self.records: list[dict[str, Any]] = []
         self._conns = itertools.count(1)
+        self._recorded = asyncio.Event()
 
     async def _open(self, client: ServerConnection) -> ClientConnection:
         extra = list(self.headers.items())
@@ -49,9 +51,21 @@ class Relay:
             msg = text
         record = {"dir": direction, "conn": conn, "msg": msg}
         self.records.append(record)
+        self._recorded.set()
         if self.log is not None:
             self.log.write(json.dumps(record) + "\n")
             self.log.flush()
+
+    async def until(self, done: Callable[[], bool], within_s: float) -> bool:
+        """Wait, woken by each recorded frame, until `done()` holds; False when `within_s` passed."""
+        try:
+            async with asyncio.timeout(within_s):
+                while not done():
+                    self._recorded.clear()
+                    await self._recorded.wait()
+        except TimeoutError:
+            return False
+        return True
 
     def exchanges(self) -> list[tuple[str, dict[str, Any], dict[str, Any] | None]]:
         """Each client request `(method, request, answer or None)`, in the order they were sent."""

@@ -7,7 +7,6 @@ on what the pane shows and on what the daemon leaves on disk.
 
 from __future__ import annotations
 
-import asyncio
 import json
 import sqlite3
 import subprocess
@@ -181,12 +180,7 @@ async def _flows(screen: Screen, home: Path, repo: Path, fake: FakeResponsesServ
 async def _settled(relay: Relay, within_s: float = 10.0) -> None:
     """Wait until every request the TUI sent so far has its answer (the last flow's read markers
     are sent after its turn ends, just as the test would close the TUI)."""
-    loop = asyncio.get_running_loop()
-    deadline = loop.time() + within_s
-    while loop.time() < deadline:
-        if all(answer is not None for _, _, answer in relay.exchanges()):
-            return
-        await asyncio.sleep(0.05)
+    await relay.until(lambda: all(answer is not None for _, _, answer in relay.exchanges()), within_s)
 
 
 async def test_codex_tui_flows_over_websocket(tmp_path: Path) -> None:

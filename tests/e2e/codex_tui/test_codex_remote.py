@@ -7,7 +7,6 @@ through a logging WebSocket relay.
 
 from __future__ import annotations
 
-import asyncio
 import sqlite3
 import subprocess
 from collections.abc import AsyncIterator
@@ -98,13 +97,12 @@ async def _submit(screen: Screen, text: str) -> None:
 
 async def _answered(relay: Relay, method: str, within_s: float = 30.0) -> None:
     """Wait until the TUI has sent `method` through the relay and had its answer."""
-    loop = asyncio.get_running_loop()
-    deadline = loop.time() + within_s
-    while loop.time() < deadline:
-        if any(m == method and answer is not None for m, _, answer in relay.exchanges()):
-            return
-        await asyncio.sleep(0.05)
-    raise AssertionError(f"the TUI never got an answer to {method}")
+
+    def answered() -> bool:
+        return any(m == method and answer is not None for m, _, answer in relay.exchanges())
+
+    if not await relay.until(answered, within_s):
+        raise AssertionError(f"the TUI never got an answer to {method}")
 
 
 async def _first_turn_model_new_resume(screen: Screen, home: Path, relay: Relay | None = None) -> None:

@@ -9,8 +9,8 @@ from __future__ import annotations
 import asyncio
 import os
 import sys
-from collections.abc import AsyncIterator, Awaitable, Callable
-from contextlib import AsyncExitStack, asynccontextmanager, suppress
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
+from contextlib import AsyncExitStack, asynccontextmanager, contextmanager, suppress
 from dataclasses import dataclass
 from typing import Any
 
@@ -225,14 +225,8 @@ class ServerConnection:
         if origin is not None:
             self.origins.append(origin)
         try:
-            with anyio.fail_after(timeout):
+            with _as_call_error(f"tool call timed out after {timeout:g}s"), anyio.fail_after(timeout):
                 result = await session.call_tool(tool, arguments, progress_callback=progress)
-        except TimeoutError:
-            raise McpCallError(f"tool call timed out after {timeout:g}s") from None
-        except MCPError as exc:
-            raise McpCallError(exc.error.message) from None
-        except Exception as exc:  # noqa: BLE001 - the transport's failure is the call's error
-            raise McpCallError(_describe(exc)) from None
         finally:
             if origin is not None:
                 self.origins.remove(origin)
@@ -242,15 +236,21 @@ class ServerConnection:
 
     async def read_resource(self, uri: str) -> mt.ReadResourceResult:
         session = self._live()
-        try:
-            with anyio.fail_after(self.config.tool_timeout_sec):
-                return await session.read_resource(uri)
-        except TimeoutError:
-            raise McpCallError("resource read timed out") from None
-        except MCPError as exc:
-            raise McpCallError(exc.error.message) from None
-        except Exception as exc:  # noqa: BLE001
-            raise McpCallError(_describe(exc)) from None
+        with _as_call_error("resource read timed out"), anyio.fail_after(self.config.tool_timeout_sec):
+            return await session.read_resource(uri)
+
+
+@contextmanager
+def _as_call_error(timed_out: str) -> Iterator[None]:
+    """A request to the server fails as McpCallError: its own error, a timeout, or the transport's."""
+    try:
+        yield
+    except TimeoutError:
+        raise McpCallError(timed_out) from None
+    except MCPError as exc:
+        raise McpCallError(exc.error.message) from None
+    except Exception as exc:  # noqa: BLE001 - the transport's failure is the call's error
+        raise McpCallError(_describe(exc)) from None
 
 
 def _timed_out(exc: BaseException) -> bool:
