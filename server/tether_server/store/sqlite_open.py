@@ -35,7 +35,16 @@ def describe_error(path: Path, exc: sqlite3.Error) -> str:
         )
     if "locked" in text or "busy" in text:
         return f"database {path} is locked by another process ({text})"
+    if _read_only(path):
+        return f"database {path} cannot be written: its file system is read-only ({text})"
     return f"database {path} cannot be used: {text}"
+
+
+def _read_only(path: Path) -> bool:
+    """Whether a failed write was refused by a read-only file system (or, for a user other than
+    root, by permissions): SQLite reports it only as "disk I/O error" or "readonly database"."""
+    # Not an open/close of the file: closing any descriptor of it drops SQLite's POSIX locks.
+    return not os.access(path, os.W_OK)
 
 
 async def connect(path: Path, busy_timeout_ms: int) -> aiosqlite.Connection:

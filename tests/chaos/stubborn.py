@@ -1,0 +1,68 @@
+"""Processes that ignore SIGTERM, and finding them again by a marker in their command line."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import secrets
+import signal
+import sys
+from pathlib import Path
+
+from tests.support.rpcclient import WAIT_S
+
+STUBBORN_MCP = Path(__file__).with_name("stubborn_mcp_server.py")
+_SIGTERM_BIT = 1 << (signal.SIGTERM - 1)
+
+
+def new_marker() -> str:
+    """A token no other process on the machine has in its command line (a valid `sleep` length)."""
+    return f"{900_000 + secrets.randbelow(99_999)}.{secrets.randbelow(10**6):06d}"
+
+
+def stubborn_command(marker: str) -> str:
+    """A shell command that ignores SIGTERM and leaves a child that ignores it too; prints READY."""
+    return f"trap '' TERM; sleep {marker} & echo READY; exec sleep {marker}"
+
+
+def pids_with(marker: str) -> set[int]:
+    """Live (not zombie) processes whose command line holds `marker`, this test process excluded."""
+    found: set[int] = set()
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit() or int(entry) == os.getpid():
+            continue
+        try:
+            cmdline = Path(f"/proc/{entry}/cmdline").read_bytes()
+            state = Path(f"/proc/{entry}/stat").read_bytes().rsplit(b")", 1)[1].split()[0]
+        except (OSError, IndexError):
+            continue
+        if marker.encode() in cmdline and state not in (b"Z", b"X"):
+            found.add(int(entry))
+    return found
+
+
+def ignores_sigterm(pid: int) -> bool:
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("SigIgn:"):
+            return bool(int(line.split()[1], 16) & _SIGTERM_BIT)
+    return False
+
+
+async def wait_for_stubborn(marker: str, at_least: int) -> set[int]:
+    """The marked processes once `at_least` of them run, each shown to ignore SIGTERM."""
+    async with asyncio.timeout(WAIT_S):
+        while len(pids := pids_with(marker)) < at_least:
+            await asyncio.sleep(0.02)  # process creation has no event to wait on
+    leaves = {pid for pid in pids if b"sleep" in Path(f"/proc/{pid}/cmdline").read_bytes()}
+    assert leaves and all(ignores_sigterm(pid) for pid in leaves), pids
+    return pids
+
+
+def mcp_server_args(name: str, marker: str, **keys: object) -> list[str]:
+    """`-c` overrides configuring the stubborn MCP server as stdio server `name`."""
+    out = ["-c", f"mcp_servers.{name}.command={json.dumps(sys.executable)}"]
+    out += ["-c", f"mcp_servers.{name}.args={json.dumps([str(STUBBORN_MCP), marker])}"]
+    for key, value in keys.items():
+        out += ["-c", f"mcp_servers.{name}.{key}={json.dumps(value)}"]
+    return out

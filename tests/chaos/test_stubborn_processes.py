@@ -1,0 +1,172 @@
+"""Commands and MCP servers that ignore SIGTERM still end: SIGKILL follows a short grace period,
+for the whole process group, on interrupt, on timeout and when the daemon shuts down.
+
+Every process is found again by a marker in its command line: when the test says nothing is
+left, it has looked at /proc.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import signal
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.chaos.stubborn import (
+    mcp_server_args,
+    new_marker,
+    pids_with,
+    stubborn_command,
+    wait_for_stubborn,
+)
+from tests.conftest import StartServer
+from tests.integration.tools_ext.mcp_support import wait_status
+from tests.support.appserver import WAIT_S, AppServer
+from tether_testing import script
+from tether_testing.fake_responses import FakeResponsesServer
+
+SANDBOXES = ["danger-full-access", "workspace-write"]
+
+
+def _text(text: str) -> list[dict[str, str]]:
+    return [{"type": "text", "text": text}]
+
+
+async def _thread(server: AppServer, workdir: Path, sandbox: str) -> str:
+    result = await server.request("thread/start", {"cwd": str(workdir), "sandbox": sandbox})
+    return str(result["thread"]["id"])
+
+
+async def _exited(server: AppServer) -> int:
+    async with asyncio.timeout(WAIT_S):
+        return await server.proc.wait()
+
+
+async def _start_stubborn_turn(
+    server: AppServer, fake_model: FakeResponsesServer, tid: str, marker: str, yield_ms: int
+) -> tuple[int, str]:
+    """A turn whose exec_command runs the stubborn command; (mark, turn id) once it runs."""
+    call = {"cmd": stubborn_command(marker), "yield_time_ms": yield_ms}
+    fake_model.add(script.reply(script.function_call("exec_command", call)), script.text_reply("left it"))
+    mark = server.mark()
+    turn = await server.request("turn/start", {"threadId": tid, "input": _text("run it")})
+    await server.notification(
+        "item/commandExecution/outputDelta", after=mark, where=lambda p: "READY" in p["delta"]
+    )
+    await wait_for_stubborn(marker, 2)
+    return mark, str(turn["turn"]["id"])
+
+
+@pytest.mark.parametrize("sandbox", SANDBOXES)
+async def test_interrupt_kills_a_command_that_ignores_sigterm_and_its_child(
+    start_server: StartServer, fake_model: FakeResponsesServer, workdir: Path, sandbox: str
+) -> None:
+    server = await start_server()
+    tid = await _thread(server, workdir, sandbox)
+    marker = new_marker()
+    mark, turn_id = await _start_stubborn_turn(server, fake_model, tid, marker, 30_000)
+
+    await server.request("turn/interrupt", {"threadId": tid, "turnId": turn_id})
+    done = await server.notification("turn/completed", after=mark)
+    assert done["params"]["turn"]["status"] == "interrupted"
+    assert pids_with(marker) == set()
+
+    fake_model.add(script.text_reply("still here"))
+    mark = server.mark()
+    await server.request("turn/start", {"threadId": tid, "input": _text("again")})
+    done = await server.notification("turn/completed", after=mark)
+    assert done["params"]["turn"]["status"] == "completed"
+
+
+async def test_stdin_eof_ends_the_daemon_and_a_running_command_that_ignores_sigterm(
+    start_server: StartServer, fake_model: FakeResponsesServer, workdir: Path
+) -> None:
+    server = await start_server()
+    tid = await _thread(server, workdir, "danger-full-access")
+    marker = new_marker()
+    await _start_stubborn_turn(server, fake_model, tid, marker, 30_000)
+
+    assert server.proc.stdin is not None
+    server.proc.stdin.close()
+    await _exited(server)
+    assert pids_with(marker) == set()
+
+
+async def test_sigterm_drains_then_kills_a_background_session_that_ignores_sigterm(
+    start_server: StartServer, fake_model: FakeResponsesServer, workdir: Path
+) -> None:
+    server = await start_server()
+    tid = await _thread(server, workdir, "danger-full-access")
+    marker = new_marker()
+    mark, _turn = await _start_stubborn_turn(server, fake_model, tid, marker, 250)
+    done = await server.notification("turn/completed", after=mark)
+    assert done["params"]["turn"]["status"] == "completed"
+    assert pids_with(marker), "the session outlives its turn, as a background process"
+
+    server.proc.send_signal(signal.SIGTERM)
+    assert await _exited(server) == 0
+    assert pids_with(marker) == set()
+
+
+async def test_command_exec_timeout_and_shutdown_kill_what_ignores_sigterm(
+    start_server: StartServer, workdir: Path
+) -> None:
+    server = await start_server()
+    marker = new_marker()
+    argv = ["/bin/sh", "-c", stubborn_command(marker)]
+    timed = await server.request("command/exec", {"command": argv, "cwd": str(workdir), "timeoutMs": 500})
+    assert timed["exitCode"] == 124
+    assert "READY" in timed["stdout"]
+    assert pids_with(marker) == set()
+
+    # Still running when the daemon is told to stop: stdin EOF ends the daemon and the command.
+    marker = new_marker()
+    params: dict[str, Any] = {
+        "command": ["/bin/sh", "-c", stubborn_command(marker)],
+        "cwd": str(workdir),
+        "processId": "p1",
+        "streamStdoutStderr": True,
+        "timeoutMs": 600_000,
+    }
+    mark = server.mark()
+    await server.send({"jsonrpc": "2.0", "id": server.next_id(), "method": "command/exec", "params": params})
+    await server.notification("command/exec/outputDelta", after=mark)
+    await wait_for_stubborn(marker, 2)
+    assert server.proc.stdin is not None
+    server.proc.stdin.close()
+    await _exited(server)
+    assert pids_with(marker) == set()
+
+
+async def test_a_stubborn_mcp_server_is_killed_on_reload_and_on_sigterm_and_a_hung_call_is_interruptible(
+    start_server: StartServer, fake_model: FakeResponsesServer, workdir: Path
+) -> None:
+    marker = new_marker()
+    server = await start_server(*mcp_server_args("stub", marker, tool_timeout_sec=600))
+    first = await wait_for_stubborn(marker, 2)
+    await wait_status(server, "stub", "connected")
+    tid = await _thread(server, workdir, "danger-full-access")
+
+    fake_model.add(script.reply(script.function_call("mcp__stub__hang", {})))
+    fake_model.add(script.text_reply("never"))
+    mark = server.mark()
+    turn = await server.request("turn/start", {"threadId": tid, "input": _text("hang")})
+    await server.notification(
+        "item/started", after=mark, where=lambda p: p["item"]["type"] == "mcpToolCall"
+    )
+    await server.request("turn/interrupt", {"threadId": tid, "turnId": turn["turn"]["id"]})
+    done = await server.notification("turn/completed", after=mark)
+    assert done["params"]["turn"]["status"] == "interrupted"
+    fake_model.discard_remaining()
+
+    mark = server.mark()
+    await server.request("config/mcpServer/reload", {})
+    assert first.isdisjoint(pids_with(marker)), "the old server and its child are gone"
+    await wait_status(server, "stub", "connected", after=mark)
+    assert await wait_for_stubborn(marker, 2)
+
+    server.proc.send_signal(signal.SIGTERM)
+    assert await _exited(server) == 0
+    assert pids_with(marker) == set()
