@@ -42,27 +42,46 @@ def pids_with(marker: str) -> set[int]:
     return found
 
 
-def ignores_sigterm(pid: int) -> bool:
-    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+def _ignores_sigterm(pid: int) -> bool:
+    try:
+        status = Path(f"/proc/{pid}/status").read_text()
+    except OSError:
+        return False
+    for line in status.splitlines():
         if line.startswith("SigIgn:"):
             return bool(int(line.split()[1], 16) & _SIGTERM_BIT)
     return False
 
 
 async def wait_for_stubborn(marker: str, at_least: int) -> set[int]:
-    """The marked processes once `at_least` of them run, each shown to ignore SIGTERM."""
+    """The marked processes once `at_least` of them run and the leaves of their tree ignore SIGTERM."""
+
+    def ready(pids: set[int]) -> bool:
+        parents = {_parent(pid) for pid in pids}
+        leaves = pids - parents
+        return len(pids) >= at_least and bool(leaves) and all(_ignores_sigterm(pid) for pid in leaves)
+
     async with asyncio.timeout(WAIT_S):
-        while len(pids := pids_with(marker)) < at_least:
+        while not ready(pids := pids_with(marker)):
             await asyncio.sleep(0.02)  # process creation has no event to wait on
-    leaves = {pid for pid in pids if b"sleep" in Path(f"/proc/{pid}/cmdline").read_bytes()}
-    assert leaves and all(ignores_sigterm(pid) for pid in leaves), pids
     return pids
 
 
-def mcp_server_args(name: str, marker: str, **keys: object) -> list[str]:
-    """`-c` overrides configuring the stubborn MCP server as stdio server `name`."""
-    out = ["-c", f"mcp_servers.{name}.command={json.dumps(sys.executable)}"]
-    out += ["-c", f"mcp_servers.{name}.args={json.dumps([str(STUBBORN_MCP), marker])}"]
-    for key, value in keys.items():
-        out += ["-c", f"mcp_servers.{name}.{key}={json.dumps(value)}"]
-    return out
+def _parent(pid: int) -> int:
+    try:
+        return int(Path(f"/proc/{pid}/stat").read_bytes().rsplit(b")", 1)[1].split()[1])
+    except (OSError, IndexError, ValueError):
+        return 0
+
+
+def write_mcp_config(home: Path, name: str, marker: str, **keys: object) -> None:
+    """Configure the stubborn MCP server as stdio server `name` in `home`'s config.toml (not with
+    `-c`, which would put the marker in the daemon's own command line)."""
+    home.mkdir(parents=True, exist_ok=True)
+    lines = [
+        f"[mcp_servers.{name}]",
+        f"command = {json.dumps(sys.executable)}",
+        f"args = {json.dumps([str(STUBBORN_MCP), marker])}",
+        *(f"{key} = {json.dumps(value)}" for key, value in keys.items()),
+    ]
+    (home / "config.toml").write_text("\n".join(lines) + "\n")

@@ -15,11 +15,11 @@ from typing import Any
 import pytest
 
 from tests.chaos.stubborn import (
-    mcp_server_args,
     new_marker,
     pids_with,
     stubborn_command,
     wait_for_stubborn,
+    write_mcp_config,
 )
 from tests.conftest import StartServer
 from tests.integration.tools_ext.mcp_support import wait_status
@@ -141,10 +141,11 @@ async def test_command_exec_timeout_and_shutdown_kill_what_ignores_sigterm(
 
 
 async def test_a_stubborn_mcp_server_is_killed_on_reload_and_on_sigterm_and_a_hung_call_is_interruptible(
-    start_server: StartServer, fake_model: FakeResponsesServer, workdir: Path
+    start_server: StartServer, fake_model: FakeResponsesServer, workdir: Path, tmp_path: Path
 ) -> None:
     marker = new_marker()
-    server = await start_server(*mcp_server_args("stub", marker, tool_timeout_sec=600))
+    write_mcp_config(tmp_path / "home", "stub", marker, tool_timeout_sec=600)
+    server = await start_server(home=tmp_path / "home")
     first = await wait_for_stubborn(marker, 2)
     await wait_status(server, "stub", "connected")
     tid = await _thread(server, workdir, "danger-full-access")
@@ -163,6 +164,10 @@ async def test_a_stubborn_mcp_server_is_killed_on_reload_and_on_sigterm_and_a_hu
 
     mark = server.mark()
     await server.request("config/mcpServer/reload", {})
+    # The new server starts once the old one is stopped.
+    await server.notification(
+        "mcpServer/startupStatus/updated", after=mark, where=lambda p: p["status"] == "starting"
+    )
     assert first.isdisjoint(pids_with(marker)), "the old server and its child are gone"
     await wait_status(server, "stub", "connected", after=mark)
     assert await wait_for_stubborn(marker, 2)
