@@ -11,6 +11,7 @@ only. Labels are bounded: methods come from the method table, tool names are cap
 
 from __future__ import annotations
 
+import asyncio
 import re
 import time
 from collections.abc import Callable, Iterator
@@ -129,6 +130,16 @@ def enable() -> None:
             registry=reg,
         ),
     )
+    # Counted at scrape time only: a task leak shows as a rising line (the soak samples it).
+    tasks = Gauge("tether_asyncio_tasks", "Asyncio tasks alive in the daemon's event loop.", registry=reg)
+    tasks.set_function(_task_count)
+
+
+def _task_count() -> float:
+    try:
+        return float(len(asyncio.all_tasks()))
+    except RuntimeError:  # scraped outside the event loop
+        return 0.0
 
 
 def enabled() -> bool:
