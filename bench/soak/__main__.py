@@ -24,8 +24,6 @@ import tempfile
 import time
 from pathlib import Path
 
-from websockets.asyncio.client import connect
-
 from bench.runner.rpc import StdioServer, WsClient
 from bench.soak.samples import (
     Sample,
@@ -37,7 +35,9 @@ from bench.soak.samples import (
     slope_per_hour,
     write_csv,
 )
-from bench.soak.traffic import Driver, Tally, keep_model_fed
+from bench.soak.traffic import Driver, Plan, Tally, keep_model_fed
+from websockets.asyncio.client import connect
+
 from tether_testing.fake_responses import FakeResponsesServer
 
 OUT = Path(__file__).resolve().parent.parent / "results" / "soak"
@@ -47,13 +47,21 @@ def _args() -> argparse.Namespace:
     parser = argparse.ArgumentParser(prog="python -m bench.soak", description=__doc__.split("\n\n")[0])
     parser.add_argument("--duration", type=float, default=3600, help="seconds of traffic (default 3600)")
     parser.add_argument("--interval", type=float, default=10, help="seconds between samples (default 10)")
-    parser.add_argument("--clients", type=int, default=20)
+    parser.add_argument("--clients", type=int, default=20, help="at most --threads: each owns threads")
     parser.add_argument("--threads", type=int, default=50)
-    parser.add_argument("--think-ms", type=float, default=200, help="mean pause between a client's operations")
+    parser.add_argument(
+        "--think-ms", type=float, default=200, help="mean pause between a client's operations"
+    )
+    parser.add_argument(
+        "--rotate-after", type=int, default=20, help="turns before a thread is archived and replaced"
+    )
     parser.add_argument("--seed", type=int, default=None)
     parser.add_argument("--out", type=Path, default=OUT)
     parser.add_argument("--keep-home", action="store_true", help="keep the scratch TETHER_HOME")
-    return parser.parse_args()
+    args = parser.parse_args()
+    if not 0 < args.clients <= args.threads:
+        parser.error("--clients must be between 1 and --threads: every client owns at least one thread")
+    return args
 
 
 def _free_port() -> int:
@@ -123,8 +131,9 @@ async def _sample_every(
         samples.append(sample)
         last_turns, last_at = turns, now
         print(
-            f"{sample.elapsed_s:7.0f}s  rss {sample.rss_mb:7.1f} MB  fds {sample.fds:4d}  tasks {tasks:5.0f}  "
-            f"db {sample.db_mb:6.1f} MB  {sample.turns_per_s:5.2f} turns/s  ({turns} turns)",
+            f"{sample.elapsed_s:7.0f}s  rss {sample.rss_mb:7.1f} MB  fds {sample.fds:4d}  "
+            f"tasks {tasks:5.0f}  db {sample.db_mb:6.1f} MB  "
+            f"{sample.turns_per_s:5.2f} turns/s  ({turns} turns)",
             flush=True,
         )
 
@@ -138,30 +147,36 @@ async def soak(args: argparse.Namespace) -> int:
     workdir.mkdir()
     args.out.mkdir(parents=True, exist_ok=True)
     stamp = time.strftime("%Y%m%d-%H%M%S")
-    tally, samples = Tally(), []
+    tally = Tally()
+    samples: list[Sample] = []
     stop_feeding = asyncio.Event()
-    print(f"soak: seed {seed}, {args.duration:.0f} s, {args.clients} clients, {args.threads} threads, home {home}")
+    print(
+        f"soak: seed {seed}, {args.duration:.0f} s, {args.clients} clients, {args.threads} threads, "
+        f"home {home}"
+    )
     async with FakeResponsesServer() as fake:
         feeder = asyncio.create_task(keep_model_fed(fake, rng, stop_feeding))
         port = _free_port()
         os.environ["TETHER_HOME"] = str(home)
-        daemon = await StdioServer.spawn(_daemon_argv(fake.base_url, port), scratch / "daemon.stderr.log", workdir)
+        daemon = await StdioServer.spawn(
+            _daemon_argv(fake.base_url, port), scratch / "daemon.stderr.log", workdir
+        )
         url = f"ws://127.0.0.1:{port}"
         try:
             await _ready(url)
             thread_ids = await _threads(url, workdir, args.threads)
-            drivers = []
-            for index in range(args.clients):
-                own = thread_ids[index :: args.clients] or [rng.choice(thread_ids)]
-                follow = rng.sample([t for t in thread_ids if t not in own], k=min(2, len(thread_ids) - len(own)))
-                drivers.append(Driver(url, own, follow, random.Random(rng.random()), tally))
+            plan = Plan(url, list(thread_ids), str(workdir), args.rotate_after, args.think_ms / 1000)
+            drivers = [
+                Driver(plan, thread_ids[index :: args.clients], random.Random(rng.random()), tally)
+                for index in range(args.clients)
+            ]
             sampler = asyncio.create_task(
-                _sample_every(args.interval, daemon.pid, home, f"http://127.0.0.1:{port}/metrics", tally, samples)
+                _sample_every(
+                    args.interval, daemon.pid, home, f"http://127.0.0.1:{port}/metrics", tally, samples
+                )
             )
             deadline = asyncio.get_running_loop().time() + args.duration
-            outcomes = await asyncio.gather(
-                *(d.run(deadline, args.think_ms / 1000) for d in drivers), return_exceptions=True
-            )
+            outcomes = await asyncio.gather(*(d.run(deadline) for d in drivers), return_exceptions=True)
             sampler.cancel()
             for outcome in outcomes:
                 if isinstance(outcome, BaseException):
@@ -187,22 +202,28 @@ def _report(tally: Tally, samples: list[Sample], code: int | None, csv_path: Pat
     print(
         f"turns: {tally.turns_completed} completed, {tally.turns_failed} failed, "
         f"{tally.turns_interrupted} interrupted, {tally.turns_refused} refused; "
-        f"approvals answered {tally.approvals}; reconnects {tally.reconnects} "
-        f"(duplicate events after afterSeq: {tally.duplicates}); thread/list {tally.lists}, thread/read {tally.reads}"
+        f"approvals answered {tally.approvals}; threads retired and replaced {tally.rotations}; "
+        f"reconnects {tally.reconnects} "
+        f"(duplicate events after afterSeq: {tally.duplicates}); "
+        f"thread/list {tally.lists}, thread/read {tally.reads}"
     )
     if samples:
         first, last = samples[0], samples[-1]
         print(
-            f"first → last sample: rss {first.rss_mb:.1f} → {last.rss_mb:.1f} MB, fds {first.fds} → {last.fds}, "
+            f"first → last sample: rss {first.rss_mb:.1f} → {last.rss_mb:.1f} MB, "
+            f"fds {first.fds} → {last.fds}, "
             f"tasks {first.tasks:.0f} → {last.tasks:.0f}, db {first.db_mb:.1f} → {last.db_mb:.1f} MB, "
             f"mean {sum(s.turns_per_s for s in samples) / len(samples):.2f} turns/s"
         )
     units = {"rss_mb": "MB/h", "fds": "fds/h", "tasks": "tasks/h", "os_threads": "threads/h", "db_mb": "MB/h"}
     for attr, unit in units.items():
         slope = slope_per_hour(samples, attr)
-        print(f"slope after warm-up, {attr}: " + ("n/a (too few samples)" if slope is None else f"{slope:+.2f} {unit}"))
+        print(
+            f"slope after warm-up, {attr}: "
+            + ("n/a (too few samples)" if slope is None else f"{slope:+.2f} {unit}")
+        )
     for what, count in sorted(tally.errors.items(), key=lambda kv: -kv[1])[:10]:
-        print(f"  error ×{count}: {what}")
+        print(f"  error x{count}: {what}")
     print(f"daemon exit code after SIGTERM: {code}")
     print(f"csv: {csv_path}")
     print(f"plot: {png}" if png else "plot: not drawn (install the bench extra: pip install -e '.[bench]')")

@@ -3,6 +3,7 @@ the CSV and plot it writes, and the slopes after warm-up."""
 
 from __future__ import annotations
 
+import contextlib
 import csv
 import os
 import statistics
@@ -43,10 +44,8 @@ def open_fds(pid: int) -> int:
 def db_mb(home: Path) -> float:
     total = 0
     for name in DB_FILES:
-        try:
+        with contextlib.suppress(FileNotFoundError):
             total += (home / name).stat().st_size
-        except FileNotFoundError:
-            pass
     return total / 2**20
 
 
@@ -68,7 +67,9 @@ def write_csv(path: Path, samples: list[Sample]) -> None:
         writer = csv.DictWriter(out, fieldnames=[f.name for f in fields(Sample)])
         writer.writeheader()
         for sample in samples:
-            writer.writerow({k: round(v, 4) if isinstance(v, float) else v for k, v in asdict(sample).items()})
+            writer.writerow(
+                {k: round(v, 4) if isinstance(v, float) else v for k, v in asdict(sample).items()}
+            )
 
 
 def slope_per_hour(samples: list[Sample], attr: str) -> float | None:

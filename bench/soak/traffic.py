@@ -15,9 +15,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import orjson
+from bench.runner.rpc import Json, RpcError, WsClient
 from websockets.asyncio.client import connect
 
-from bench.runner.rpc import Json, RpcError, WsClient
 from tether_testing import script
 from tether_testing.fake_responses import FakeResponsesServer
 
@@ -39,6 +39,7 @@ class Tally:
     duplicates: int = 0
     lists: int = 0
     reads: int = 0
+    rotations: int = 0
     errors: dict[str, int] = field(default_factory=dict)
 
     def error(self, what: str) -> None:
@@ -57,11 +58,17 @@ def model_responses(counter: itertools.count[int], rng: random.Random, n: int) -
         elif kind == "patch":
             out.append(script.reply(script.custom_tool_call("apply_patch", PATCH.format(n=i % 50))))
         elif kind == "escalated":
-            args = {"cmd": f"echo approved {i}", "sandbox_permissions": "require_escalated", "justification": "soak"}
+            args = {
+                "cmd": f"echo approved {i}",
+                "sandbox_permissions": "require_escalated",
+                "justification": "soak",
+            }
             out.append(script.reply(script.function_call("exec_command", args)))
         else:
             thought = script.reasoning([f"thinking {i}"], deltas=3)
-            out.append(script.reply(thought, script.message(f"done {i} " + "word " * rng.randint(5, 60), deltas=8)))
+            out.append(
+                script.reply(thought, script.message(f"done {i} " + "word " * rng.randint(5, 60), deltas=8))
+            )
     return out
 
 
@@ -110,13 +117,30 @@ class SoakClient(WsClient):
             await super().close()
 
 
-class Driver:
-    """One client's loop: its own threads get its turns; it also follows a few others' threads."""
+@dataclass
+class Plan:
+    """What every client shares: the daemon's URL, the live threads, how threads come and go."""
 
-    def __init__(self, url: str, own: list[str], follow: list[str], rng: random.Random, tally: Tally) -> None:
-        self.url = url
+    url: str
+    live: list[str]
+    workdir: str
+    rotate_after: int
+    think_s: float
+
+
+class Driver:
+    """One client's loop: its own threads get its turns; it also follows a few others' threads.
+
+    After `rotate_after` turns a thread is retired (unsubscribed and archived, so the daemon unloads
+    it) and a new one takes its place: the working set stays the same size however long the soak.
+    """
+
+    def __init__(self, plan: Plan, own: list[str], rng: random.Random, tally: Tally) -> None:
+        self.plan = plan
+        self.url = plan.url
         self.own = own
-        self.follow = follow
+        self.follow: list[str] = []
+        self.turns: dict[str, int] = {}
         self.rng = rng
         self.tally = tally
         self.seqs: dict[str, int] = {}
@@ -126,6 +150,8 @@ class Driver:
         ws = await connect(self.url, compression=None, max_size=1 << 26, ping_interval=None)
         client = SoakClient(ws, self.rng, self.tally, self.seqs)
         await client.initialize()
+        others = [t for t in self.plan.live if t not in self.own]
+        self.follow = self.rng.sample(others, k=min(2, len(others)))
         for tid in [*self.own, *self.follow]:
             params: Json = {"threadId": tid}
             if after_seq and tid in self.seqs:
@@ -134,7 +160,7 @@ class Driver:
             await client.request("thread/resume", params)
         self.client = client
 
-    async def run(self, deadline: float, think_s: float) -> None:
+    async def run(self, deadline: float) -> None:
         loop = asyncio.get_running_loop()
         await self.connect(after_seq=False)
         while loop.time() < deadline:
@@ -145,7 +171,7 @@ class Driver:
                 self.tally.error(f"{op}: {type(exc).__name__}: {str(exc)[:80]}")
                 if self.client is None or self.client.closed.is_set():
                     await self._reconnect()
-            await asyncio.sleep(self.rng.uniform(0, 2 * think_s))
+            await asyncio.sleep(self.rng.uniform(0, 2 * self.plan.think_s))
         if self.client is not None:
             await self.client.close()
 
@@ -162,6 +188,9 @@ class Driver:
             raise
         async with asyncio.timeout(300):
             params = await done
+        self.turns[tid] = self.turns.get(tid, 0) + 1
+        if self.turns[tid] >= self.plan.rotate_after:
+            await self._rotate(tid)
         status = params["turn"]["status"]
         if status == "completed":
             self.tally.turns_completed += 1
@@ -169,6 +198,18 @@ class Driver:
             self.tally.turns_interrupted += 1
         else:
             self.tally.turns_failed += 1
+
+    async def _rotate(self, tid: str) -> None:
+        assert self.client is not None
+        await self.client.request("thread/unsubscribe", {"threadId": tid})
+        await self.client.request("thread/archive", {"threadId": tid})
+        params = {"cwd": self.plan.workdir, "sandbox": "workspace-write", "approvalPolicy": "on-request"}
+        fresh = str((await self.client.request("thread/start", params))["thread"]["id"])
+        self.own[self.own.index(tid)] = fresh
+        self.plan.live[self.plan.live.index(tid)] = fresh
+        self.turns.pop(tid, None)
+        self.seqs.pop(tid, None)
+        self.tally.rotations += 1
 
     async def _list(self) -> None:
         assert self.client is not None

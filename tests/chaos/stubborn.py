@@ -62,7 +62,7 @@ async def wait_for_stubborn(marker: str, at_least: int) -> set[int]:
         return len(pids) >= at_least and bool(leaves) and all(_ignores_sigterm(pid) for pid in leaves)
 
     async with asyncio.timeout(WAIT_S):
-        while not ready(pids := pids_with(marker)):
+        while not ready(pids := pids_with(marker)):  # noqa: ASYNC110
             await asyncio.sleep(0.02)  # process creation has no event to wait on
     return pids
 

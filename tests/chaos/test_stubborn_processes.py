@@ -12,8 +12,6 @@ import signal
 from pathlib import Path
 from typing import Any
 
-import pytest
-
 from tests.chaos.stubborn import (
     new_marker,
     pids_with,
@@ -26,8 +24,6 @@ from tests.integration.tools_ext.mcp_support import wait_status
 from tests.support.appserver import WAIT_S, AppServer
 from tether_testing import script
 from tether_testing.fake_responses import FakeResponsesServer
-
-SANDBOXES = ["danger-full-access", "workspace-write"]
 
 
 def _text(text: str) -> list[dict[str, str]]:
@@ -59,12 +55,11 @@ async def _start_stubborn_turn(
     return mark, str(turn["turn"]["id"])
 
 
-@pytest.mark.parametrize("sandbox", SANDBOXES)
-async def test_interrupt_kills_a_command_that_ignores_sigterm_and_its_child(
-    start_server: StartServer, fake_model: FakeResponsesServer, workdir: Path, sandbox: str
+async def test_interrupt_and_timeout_kill_sandboxed_commands_that_ignore_sigterm_and_their_children(
+    start_server: StartServer, fake_model: FakeResponsesServer, workdir: Path
 ) -> None:
     server = await start_server()
-    tid = await _thread(server, workdir, sandbox)
+    tid = await _thread(server, workdir, "workspace-write")
     marker = new_marker()
     mark, turn_id = await _start_stubborn_turn(server, fake_model, tid, marker, 30_000)
 
@@ -79,18 +74,12 @@ async def test_interrupt_kills_a_command_that_ignores_sigterm_and_its_child(
     done = await server.notification("turn/completed", after=mark)
     assert done["params"]["turn"]["status"] == "completed"
 
-
-async def test_stdin_eof_ends_the_daemon_and_a_running_command_that_ignores_sigterm(
-    start_server: StartServer, fake_model: FakeResponsesServer, workdir: Path
-) -> None:
-    server = await start_server()
-    tid = await _thread(server, workdir, "danger-full-access")
+    # command/exec (sandboxed read-only by default) past its timeoutMs.
     marker = new_marker()
-    await _start_stubborn_turn(server, fake_model, tid, marker, 30_000)
-
-    assert server.proc.stdin is not None
-    server.proc.stdin.close()
-    await _exited(server)
+    argv = ["/bin/sh", "-c", stubborn_command(marker)]
+    timed = await server.request("command/exec", {"command": argv, "cwd": str(workdir), "timeoutMs": 500})
+    assert timed["exitCode"] == 124
+    assert "READY" in timed["stdout"]
     assert pids_with(marker) == set()
 
 
@@ -110,34 +99,29 @@ async def test_sigterm_drains_then_kills_a_background_session_that_ignores_sigte
     assert pids_with(marker) == set()
 
 
-async def test_command_exec_timeout_and_shutdown_kill_what_ignores_sigterm(
-    start_server: StartServer, workdir: Path
+async def test_stdin_eof_ends_the_daemon_and_the_running_commands_that_ignore_sigterm(
+    start_server: StartServer, fake_model: FakeResponsesServer, workdir: Path
 ) -> None:
     server = await start_server()
-    marker = new_marker()
-    argv = ["/bin/sh", "-c", stubborn_command(marker)]
-    timed = await server.request("command/exec", {"command": argv, "cwd": str(workdir), "timeoutMs": 500})
-    assert timed["exitCode"] == 124
-    assert "READY" in timed["stdout"]
-    assert pids_with(marker) == set()
-
-    # Still running when the daemon is told to stop: stdin EOF ends the daemon and the command.
-    marker = new_marker()
+    tid = await _thread(server, workdir, "danger-full-access")
+    in_turn = new_marker()
+    await _start_stubborn_turn(server, fake_model, tid, in_turn, 30_000)
+    standalone = new_marker()
     params: dict[str, Any] = {
-        "command": ["/bin/sh", "-c", stubborn_command(marker)],
+        "command": ["/bin/sh", "-c", stubborn_command(standalone)],
         "cwd": str(workdir),
         "processId": "p1",
         "streamStdoutStderr": True,
         "timeoutMs": 600_000,
     }
-    mark = server.mark()
     await server.send({"jsonrpc": "2.0", "id": server.next_id(), "method": "command/exec", "params": params})
-    await server.notification("command/exec/outputDelta", after=mark)
-    await wait_for_stubborn(marker, 2)
+    await wait_for_stubborn(standalone, 2)
+
     assert server.proc.stdin is not None
     server.proc.stdin.close()
     await _exited(server)
-    assert pids_with(marker) == set()
+    assert pids_with(in_turn) == set()
+    assert pids_with(standalone) == set()
 
 
 async def test_a_stubborn_mcp_server_is_killed_on_reload_and_on_sigterm_and_a_hung_call_is_interruptible(
@@ -154,9 +138,7 @@ async def test_a_stubborn_mcp_server_is_killed_on_reload_and_on_sigterm_and_a_hu
     fake_model.add(script.text_reply("never"))
     mark = server.mark()
     turn = await server.request("turn/start", {"threadId": tid, "input": _text("hang")})
-    await server.notification(
-        "item/started", after=mark, where=lambda p: p["item"]["type"] == "mcpToolCall"
-    )
+    await server.notification("item/started", after=mark, where=lambda p: p["item"]["type"] == "mcpToolCall")
     await server.request("turn/interrupt", {"threadId": tid, "turnId": turn["turn"]["id"]})
     done = await server.notification("turn/completed", after=mark)
     assert done["params"]["turn"]["status"] == "interrupted"

@@ -101,6 +101,7 @@ async def test_a_request_and_a_turn_with_a_tool_call_move_the_counters(
         before, "tether_store_commit_duration_seconds_count"
     )
     assert ("tether_queue_depth", frozenset({("queue", "outbox")})) in after
+    assert _value(after, "tether_asyncio_tasks") > 0
     await client.close()
 
 
