@@ -201,14 +201,15 @@ class Driver:
 
     async def _rotate(self, tid: str) -> None:
         assert self.client is not None
-        await self.client.request("thread/unsubscribe", {"threadId": tid})
-        await self.client.request("thread/archive", {"threadId": tid})
         params = {"cwd": self.plan.workdir, "sandbox": "workspace-write", "approvalPolicy": "on-request"}
         fresh = str((await self.client.request("thread/start", params))["thread"]["id"])
+        # Replaced before it is archived: a client that reconnects now follows live threads only.
         self.own[self.own.index(tid)] = fresh
         self.plan.live[self.plan.live.index(tid)] = fresh
         self.turns.pop(tid, None)
         self.seqs.pop(tid, None)
+        await self.client.request("thread/unsubscribe", {"threadId": tid})
+        await self.client.request("thread/archive", {"threadId": tid})
         self.tally.rotations += 1
 
     async def _list(self) -> None:
