@@ -57,7 +57,7 @@ async def wait_for_stubborn(marker: str, at_least: int) -> set[int]:
     """The marked processes once `at_least` of them run and the leaves of their tree ignore SIGTERM."""
 
     def ready(pids: set[int]) -> bool:
-        parents = {_parent(pid) for pid in pids}
+        parents = {parent_of(pid) for pid in pids}
         leaves = pids - parents
         return len(pids) >= at_least and bool(leaves) and all(_ignores_sigterm(pid) for pid in leaves)
 
@@ -67,11 +67,23 @@ async def wait_for_stubborn(marker: str, at_least: int) -> set[int]:
     return pids
 
 
-def _parent(pid: int) -> int:
+def parent_of(pid: int) -> int:
     try:
         return int(Path(f"/proc/{pid}/stat").read_bytes().rsplit(b")", 1)[1].split()[1])
     except (OSError, IndexError, ValueError):
         return 0
+
+
+async def wait_readable(fd: int) -> None:
+    """Until `fd` (a pidfd: readable once its process has ended) is readable, within WAIT_S."""
+    loop = asyncio.get_running_loop()
+    ready = loop.create_future()
+    loop.add_reader(fd, ready.set_result, None)
+    try:
+        async with asyncio.timeout(WAIT_S):
+            await ready
+    finally:
+        loop.remove_reader(fd)
 
 
 def write_mcp_config(home: Path, name: str, marker: str, **keys: object) -> None:

@@ -8,15 +8,18 @@ left, it has looked at /proc.
 from __future__ import annotations
 
 import asyncio
+import os
 import signal
 from pathlib import Path
 from typing import Any
 
 from tests.chaos.stubborn import (
     new_marker,
+    parent_of,
     pids_with,
     stubborn_command,
     wait_for_stubborn,
+    wait_readable,
     write_mcp_config,
 )
 from tests.conftest import StartServer
@@ -157,3 +160,24 @@ async def test_a_stubborn_mcp_server_is_killed_on_reload_and_on_sigterm_and_a_hu
     server.proc.send_signal(signal.SIGTERM)
     assert await _exited(server) == 0
     assert pids_with(marker) == set()
+
+
+async def test_a_stubborn_mcp_server_dies_with_a_daemon_killed_outright(
+    start_server: StartServer, tmp_path: Path
+) -> None:
+    marker = new_marker()
+    write_mcp_config(tmp_path / "home", "stub", marker)
+    server = await start_server(home=tmp_path / "home")
+    await wait_status(server, "stub", "connected")
+    tree = await wait_for_stubborn(marker, 2)
+    (mcp_server,) = {pid for pid in tree if parent_of(pid) not in tree}
+    watch = os.pidfd_open(mcp_server)  # opened while it lives: its end is an event to wait on
+
+    server.proc.kill()
+    await _exited(server)
+    try:
+        await wait_readable(watch)
+    finally:
+        os.close(watch)
+        for pid in pids_with(marker):  # its own child is the server's to end: ours to clean up
+            os.kill(pid, signal.SIGKILL)

@@ -25,6 +25,7 @@ from mcp.shared.exceptions import MCPError
 
 from tether_server import log
 from tether_server.tools.mcp.config import ServerConfig
+from tether_server.tools.mcp.launch import server_argv
 
 _log = log.get("tether.mcp")
 
@@ -191,9 +192,9 @@ class ServerConnection:
     def _transport(self) -> Any:
         cfg = self.config
         if cfg.url is None:
-            params = StdioServerParameters(
-                command=str(cfg.command), args=list(cfg.args), env=dict(cfg.env) or None, cwd=cfg.cwd
-            )
+            env = dict(cfg.env) or None
+            command, args = server_argv(str(cfg.command), cfg.args, env, cfg.cwd)
+            params = StdioServerParameters(command=command, args=args, env=env, cwd=cfg.cwd)
             return stdio_client(params, errlog=sys.stderr)
         return _http(cfg)
 
