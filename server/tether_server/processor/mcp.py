@@ -12,8 +12,8 @@ from tether_server.processor import projection
 from tether_server.processor.state import ServerState
 from tether_server.rpc.context import RequestContext
 from tether_server.rpc.outgoing import send_notification
-from tether_server.tools.mcp.config import parse_servers
 from tether_server.tools.mcp.calls import CallOrigin, McpCallError
+from tether_server.tools.mcp.config import parse_servers
 from tether_server.tools.mcp.manager import McpManager
 
 if TYPE_CHECKING:

@@ -10,8 +10,8 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from tether_server import log
-from tether_server.tools.mcp.config import ServerConfig
 from tether_server.tools.mcp.calls import CallOrigin, Json
+from tether_server.tools.mcp.config import ServerConfig
 
 if TYPE_CHECKING:
     from tether_server.tools.mcp.connection import ServerConnection
