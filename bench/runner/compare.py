@@ -119,6 +119,9 @@ async def _prepare(plan: Plan, workload: Workload, log: Log) -> dict[str, Sample
         if marker.exists():
             log(f"{workload.id} prepare {target.name}: reusing {ctx.shared}")
             continue
+        # A preparation that failed or was interrupted left part of its state: start clean.
+        for stale in ctx.shared.iterdir():
+            shutil.rmtree(stale) if stale.is_dir() else stale.unlink()
         started = time.perf_counter()
         prepared = await _guarded(
             plan, ctx, functools.partial(_prepare_one, workload, ctx), plan.prepare_timeout_s
