@@ -245,8 +245,9 @@ def _run_stdio_app_server(args: argparse.Namespace, spawner: int) -> int:
     """The stdio daemon: answer `initialize` while the daemon loads, then serve; exit at once.
 
     A background thread does everything `_prepare_app_server` does (imports, config, the app)
-    while this thread waits for the client's first frame. If that frame is a plain `initialize`
-    it is answered here (rpc.handshake); otherwise it is handed to the server unanswered. A
+    while this thread waits for the client's first frame (after it, when it was already there).
+    If that frame is a plain `initialize` it is answered here (rpc.handshake); otherwise it is
+    handed to the server unanswered. A
     start-up error found first (the client had not spoken yet) is reported exactly as without
     the front; one found after the early answer is too (stderr, exit 2): the client then sees
     stdout close after its `initialize` result.
@@ -266,13 +267,20 @@ def _run_stdio_app_server(args: argparse.Namespace, spawner: int) -> int:
             os.write(ready_w, b"!")
 
     loader = threading.Thread(target=prepare, name="tether-start", daemon=True)
-    loader.start()
+
+    def load() -> None:
+        if loader.ident is None:
+            loader.start()
+
     signals = _HeldSignals()
+    # The loader starts as soon as the front would wait for the client; a first line already
+    # there is answered before it starts (on a busy machine it would take the CPU from the answer).
     prefill, hello = answer_first_frame(
-        sys.stdin.fileno(), sys.stdout.fileno(), ready_r, home=tether_home(), version=__version__
+        sys.stdin.fileno(), sys.stdout.fileno(), ready_r, load, home=tether_home(), version=__version__
     )
     if hello is None:
         signals.release()
+    load()
     loader.join()
     os.close(ready_r)
     os.close(ready_w)

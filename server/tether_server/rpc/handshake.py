@@ -14,6 +14,7 @@ import json
 import os
 import platform
 import re
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -155,15 +156,15 @@ def plain_initialize(frame: bytes) -> Hello | None:
 
 
 def answer_first_frame(
-    stdin_fd: int, stdout_fd: int, ready_fd: int, *, home: Path, version: str
+    stdin_fd: int, stdout_fd: int, ready_fd: int, on_wait: Callable[[], None], *, home: Path, version: str
 ) -> tuple[Prefill, Hello | None]:
     """Read stdin up to its first frame (or until `ready_fd` says the server is up) and answer it
-    when it is a plain `initialize`.
+    when it is a plain `initialize`. `on_wait`: called when the first frame is not there yet.
 
     Returns what was read, for the stdio stream, and the handshake when it was answered; then the
     first frame is consumed and the full server treats the connection as initialized.
     """
-    prefill = read_first_frame(stdin_fd, ready_fd)
+    prefill = read_first_frame(stdin_fd, ready_fd, on_wait)
     hello = plain_initialize(prefill.frames[0]) if prefill.frames else None
     if hello is None:
         return prefill, None

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import select
+from collections.abc import Callable
 
 from tether_server.transports.framing import LineFramer
 
@@ -29,14 +30,23 @@ class Prefill:
         self.eof = eof
 
 
-def read_first_frame(fd: int, ready_fd: int) -> Prefill:
+def read_first_frame(fd: int, ready_fd: int, on_wait: Callable[[], None]) -> Prefill:
     """Read `fd` until one whole frame arrived, EOF, or `ready_fd` is readable (the full server is
-    up and reads the rest itself)."""
+    up and reads the rest itself).
+
+    `on_wait` is called once, the first time nothing is there to read: whatever loads the server
+    starts then, so that it does not compete for the CPU with a first frame already waiting.
+    """
     framer = LineFramer()
     frames: list[bytes] = []
     taken = 0
+    waiting = False
     while not frames and taken <= _FIRST_FRAME_MAX:
-        readable, _, _ = select.select([fd, ready_fd], [], [])
+        readable, _, _ = select.select([fd, ready_fd], [], [], None if waiting else 0)
+        if not readable:
+            on_wait()
+            waiting = True
+            continue
         if ready_fd in readable:
             break
         try:
