@@ -19,6 +19,7 @@ from bench.runner.framework import (
     bounded_gather,
     run_turn,
     start_thread,
+    until_serving,
 )
 from bench.runner.rpc import Json
 
@@ -91,6 +92,7 @@ async def history_after_restart(ctx: RunContext) -> Sample:
     async with ctx.fake([text_reply("ok", deltas=1)]) as fake:
         async with ctx.server(fake.base_url, home=ctx.shared / "home") as server:
             await server.initialize()
+            await until_serving(server)
             requests: dict[str, tuple[str, Json]] = {
                 "list_ms": ("thread/list", {"limit": W7_PAGE}),
                 "search_ms": ("thread/list", {"limit": W7_PAGE, "searchTerm": W7_NEEDLE}),
