@@ -45,6 +45,7 @@ class Plan:
         cache: folder kept across invocations: per-target caches and reusable prepared state.
         reuse_prepared: targets whose prepared state (W7's filled home) may be reused from `cache`.
         run_timeout_s: bound on one run.
+        prepare_timeout_s: bound on one target's preparation (W7 builds 5,000 threads).
     """
 
     targets: list[Target]
@@ -54,6 +55,7 @@ class Plan:
     cache: Path
     reuse_prepared: frozenset[str] = frozenset()
     run_timeout_s: float = 300.0
+    prepare_timeout_s: float = 3600.0
 
 
 def _context(plan: Plan, target: Target, workload: Workload, run: str) -> RunContext:
@@ -68,9 +70,11 @@ def _context(plan: Plan, target: Target, workload: Workload, run: str) -> RunCon
     return RunContext(target, folder, shared, workspace, cache)
 
 
-async def _guarded(plan: Plan, ctx: RunContext, job: Callable[[], Awaitable[Sample]]) -> Sample:
+async def _guarded(
+    plan: Plan, ctx: RunContext, job: Callable[[], Awaitable[Sample]], timeout_s: float | None = None
+) -> Sample:
     try:
-        async with asyncio.timeout(plan.run_timeout_s):
+        async with asyncio.timeout(timeout_s or plan.run_timeout_s):
             return await job()
     except RUN_ERRORS as exc:
         return Sample(error=f"{type(exc).__name__}: {exc}"[:300] + _keep_stderr(plan, ctx))
@@ -115,8 +119,13 @@ async def _prepare(plan: Plan, workload: Workload, log: Log) -> dict[str, Sample
         if marker.exists():
             log(f"{workload.id} prepare {target.name}: reusing {ctx.shared}")
             continue
+        # A preparation that failed or was interrupted left part of its state: start clean.
+        for stale in ctx.shared.iterdir():
+            shutil.rmtree(stale) if stale.is_dir() else stale.unlink()
         started = time.perf_counter()
-        prepared = await _guarded(plan, ctx, functools.partial(_prepare_one, workload, ctx))
+        prepared = await _guarded(
+            plan, ctx, functools.partial(_prepare_one, workload, ctx), plan.prepare_timeout_s
+        )
         log(f"{workload.id} prepare {target.name}: {time.perf_counter() - started:.1f} s")
         if prepared.error:
             broken[target.name] = prepared

@@ -116,6 +116,12 @@ class TurnFailed(RuntimeError):
     """A turn ended in a status other than completed."""
 
 
+async def until_serving(client: RpcPeer) -> None:
+    """One untimed round trip after `initialize`: a stdio server may answer `initialize` while it
+    is still loading (Tether does), and a metric about serving must not include its start-up."""
+    await client.request("thread/loaded/list", {})
+
+
 async def start_thread(client: RpcPeer, cwd: Path, **overrides: Any) -> str:
     """`thread/start` in `cwd` with approvals off; returns the thread id."""
     params: Json = {"cwd": str(cwd), "approvalPolicy": "never", **overrides}

@@ -14,6 +14,7 @@ from bench.runner.framework import (
     bounded_gather,
     run_turn,
     start_thread,
+    until_serving,
 )
 from bench.runner.rpc import Json, StdioServer
 from bench.runner.targets import tree_rss_mb
@@ -73,6 +74,7 @@ async def memory(ctx: RunContext) -> Sample:
     """W6: RSS (process tree) after initialize, then per thread after many one-turn threads."""
     async with ctx.fake([text_reply("ok", deltas=1)]) as fake, ctx.server(fake.base_url) as server:
         await server.initialize()
+        await until_serving(server)
         await asyncio.sleep(SETTLE_S)  # let start-up allocations and lazy work finish
         idle = tree_rss_mb(server.pid)
 

@@ -26,15 +26,29 @@ W4_THREADS, W4_TURNS = 20, 5
 
 
 async def spawn_to_initialize(ctx: RunContext) -> Sample:
-    """W1: median over a few spawns of the time from exec to the `initialize` answer."""
-    times: list[float] = []
+    """W1: medians over a few spawns: exec → `initialize` answered, exec → the first `thread/start`
+    answered (ready for work), and stdin EOF → process exit."""
+    inits: list[float] = []
+    readies: list[float] = []
+    exits: list[float] = []
     async with ctx.fake([text_reply("ok", deltas=1)]) as fake:
         for _ in range(W1_SPAWNS):
             started = time.perf_counter()
             async with ctx.server(fake.base_url, home=ctx.shared / "home") as server:
                 await server.initialize()
-                times.append((time.perf_counter() - started) * 1000)
-    return Sample({"init_ms": statistics.median(times)})
+                inits.append((time.perf_counter() - started) * 1000)
+                await start_thread(server, ctx.workspace)
+                readies.append((time.perf_counter() - started) * 1000)
+                eof = time.perf_counter()
+                await server.close()
+                exits.append((time.perf_counter() - eof) * 1000)
+    return Sample(
+        {
+            "init_ms": statistics.median(inits),
+            "ready_ms": statistics.median(readies),
+            "exit_ms": statistics.median(exits),
+        }
+    )
 
 
 async def sequential_turns(ctx: RunContext) -> Sample:
@@ -87,8 +101,12 @@ async def concurrent_turns(ctx: RunContext) -> Sample:
 WORKLOADS = (
     Workload(
         "W1",
-        "spawn → initialize answered",
-        (Metric("init_ms", "spawn→initialize", "ms", 1.0, "~200 ms"),),
+        "spawn → initialize answered, → first thread/start answered; stdin EOF → exit",
+        (
+            Metric("init_ms", "spawn→initialize", "ms", 0.7, "~55 ms"),
+            Metric("ready_ms", "spawn→first thread/start", "ms", 1.0, "~70 ms"),
+            Metric("exit_ms", "stdin EOF→exit", "ms", 1.0, "~4 ms"),
+        ),
         spawn_to_initialize,
     ),
     Workload(

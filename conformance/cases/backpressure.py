@@ -16,6 +16,9 @@ QUIET_S = 3.0
 async def flood(ctx: CaseContext) -> None:
     """`--flood` pipelined `thread/list` requests (each a store query), written at once."""
     client = await ctx.ready_client()
+    # A stdio server may answer `initialize` while it still loads; the flood must meet a server
+    # that serves (its quiet-time bound is about backpressure, not start-up).
+    await client.call("thread/list", {}, request_id="before-flood")
     count = int(ctx.options.get("flood", 20000))
     ids = [f"flood-{n}" for n in range(count)]
     frames = [json.dumps({"id": rid, "method": "thread/list", "params": {}}).encode() for rid in ids]

@@ -294,6 +294,10 @@ class App:
         )
 
     async def _after_initialize(self, conn: Connection) -> None:
+        state = self.running.state if self.running is not None else None
+        if state is not None and state.originator is None:
+            # A handshake the stdio front answered did not pass the initialize handler.
+            state.originator = conn.client_name
         for warning in self.loaded.warnings:
             note = ConfigWarningNotification(summary=warning, details=None)
             send_notification(

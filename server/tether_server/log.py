@@ -26,10 +26,16 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-import structlog
-from structlog.typing import EventDict, Processor, WrappedLogger
+# structlog loads rich for pretty tracebacks when it is installed (the TUI brings it); the daemon
+# renders plain tracebacks, and rich would add a tenth to every start. Hidden while structlog loads.
+_RICH_HIDDEN = sys.modules.setdefault("rich", None) is None  # type: ignore[arg-type]
+import structlog  # noqa: E402
+from structlog.typing import EventDict, Processor, WrappedLogger  # noqa: E402
 
-from tether_server import telemetry
+from tether_server import telemetry  # noqa: E402 - it loads structlog too
+
+if _RICH_HIDDEN:
+    del sys.modules["rich"]
 
 _STDERR = 2
 LEVELS: dict[str, int] = {"debug": 10, "info": 20, "warning": 30, "error": 40, "critical": 50, "off": 100}

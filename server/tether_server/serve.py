@@ -23,12 +23,14 @@ from tether_server.app import App
 from tether_server.errors import ConfigError
 from tether_server.rpc.connection import Connection
 from tether_server.rpc.dispatcher import Dispatcher
+from tether_server.rpc.handshake import Hello
 from tether_server.serve_options import Listen, ServeOptions, lock_pid_file
 from tether_server.transports import unix
 from tether_server.transports.http import advertise_limit, tcp_gate, unix_gate
 from tether_server.transports.limits import ConnectionLimits
 from tether_server.transports.parent import ParentWatch
 from tether_server.transports.stdio import StdioStream
+from tether_server.transports.stdio_first import Prefill
 from tether_server.transports.websocket import CLOSE_GRACE_S, WebSocketStream
 from tether_server.transports.ws_auth import CapabilityToken
 
@@ -39,9 +41,10 @@ _STOP_GRACE_S = 10.0
 class Listeners:
     """The running listeners of one app, their connections, and the drain/stop state machine."""
 
-    def __init__(self, app: App, options: ServeOptions) -> None:
+    def __init__(self, app: App, options: ServeOptions, front: StdioFront | None = None) -> None:
         self.app = app
         self.options = options
+        self._front = front
         self._dispatcher: Dispatcher | None = None
         self._ws_servers: list[_Listener] = []
         self._sockets: list[Path] = []
@@ -58,6 +61,8 @@ class Listeners:
         try:
             await self._open_listeners()
             self._install_signals()
+            for name in self._front.signals if self._front else ():
+                self._on_signal(name)  # arrived after the stdio front's early answer
             await self._stop.wait()
         finally:
             await self._shut_down()
@@ -150,9 +155,12 @@ class Listeners:
     async def _serve_stdio(self) -> None:
         assert self._dispatcher is not None
         watch = ParentWatch.start(self._stop.set)
+        front = self._front
+        stream = StdioStream(prefill=front.prefill if front else None)
         try:
             await self._dispatcher.serve(
-                Connection(StdioStream(), outbox_capacity=self.options.outbox_capacity)
+                Connection(stream, outbox_capacity=self.options.outbox_capacity),
+                hello=front.hello if front else None,
             )
         finally:
             # EOF on stdin ends a stdio server, as it always has, even when serving failed.
@@ -255,6 +263,17 @@ def _banner(*lines: str) -> None:
     log.write_stderr("".join(f"{line}\n" for line in lines))
 
 
-async def serve_app(app: App, options: ServeOptions) -> int:
+@dataclass(frozen=True)
+class StdioFront:
+    """What the stdio front did before the server was up: the bytes it read from stdin, and the
+    handshake it answered (None: the first frame is among the bytes, unanswered)."""
+
+    prefill: Prefill
+    hello: Hello | None
+    signals: list[str]
+    """Signals received since the early answer, before the server's own handlers were installed."""
+
+
+async def serve_app(app: App, options: ServeOptions, front: StdioFront | None = None) -> int:
     """Run `app` on the listeners of `options` until a drain completes or stdin reaches EOF."""
-    return await Listeners(app, options).run()
+    return await Listeners(app, options, front).run()

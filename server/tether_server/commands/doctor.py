@@ -6,11 +6,10 @@ The exit status is 0 only when every check passes (`ok`, or `skip` for what was 
 from __future__ import annotations
 
 import argparse
-import asyncio
 import sys
 
 from tether_server.commands.flags import add_config_overrides
-from tether_server.config import tether_home
+from tether_server.home_path import tether_home
 
 
 def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -29,7 +28,10 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
 
 
 def run(args: argparse.Namespace) -> int:
-    # Imported here: the checks load httpx and the provider client, which `app-server` defers.
+    # Imported here: the checks load asyncio, httpx and the provider client, which `app-server`
+    # parsing its flags must not.
+    import asyncio
+
     from tether_server.doctor.report import passed, render_json, render_text
     from tether_server.doctor.run import DoctorOptions, run_checks
 

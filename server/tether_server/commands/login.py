@@ -9,12 +9,13 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+from typing import TYPE_CHECKING
 
-from tether_server.auth import CredentialStore, CredentialStoreError, StoredAuth, open_store
 from tether_server.commands.flags import add_config_overrides
-from tether_server.config import load_config, tether_home
-from tether_server.config.provider import OPENAI_KEY_VAR
-from tether_server.errors import ConfigError
+from tether_server.home_path import tether_home
+
+if TYPE_CHECKING:
+    from tether_server.auth import CredentialStore
 
 NO_TTY = (
     "--with-api-key expects the API key on stdin. Try piping it, e.g. "
@@ -42,6 +43,10 @@ def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
 
 def run(args: argparse.Namespace) -> int:
     """Run `login` or `logout` as parsed; returns the exit status."""
+    # Imported here: registering the parsers must not load the config models (`app-server` parses too).
+    from tether_server.auth import CredentialStoreError
+    from tether_server.errors import ConfigError
+
     try:
         store = _store(args.overrides)
     except (ConfigError, CredentialStoreError) as exc:
@@ -59,6 +64,9 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _store(overrides: list[str]) -> CredentialStore:
+    from tether_server.auth import CredentialStoreError, open_store
+    from tether_server.config import load_config
+
     home = tether_home()
     mode = load_config(home, overrides).config.cli_auth_credentials_store or "file"
     if mode == "ephemeral":
@@ -67,6 +75,8 @@ def _store(overrides: list[str]) -> CredentialStore:
 
 
 def _login(store: CredentialStore) -> int:
+    from tether_server.auth import StoredAuth
+
     if sys.stdin.isatty():
         return _fail(NO_TTY, 2)
     key = sys.stdin.read().strip()
@@ -83,6 +93,8 @@ def _logout(store: CredentialStore) -> int:
 
 
 def _status(store: CredentialStore) -> int:
+    from tether_server.config.provider import OPENAI_KEY_VAR
+
     auth = store.load()
     if auth is None:
         _say("Not logged in")

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import hashlib
-import os
 import tomllib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -25,13 +24,6 @@ from tether_server.errors import ConfigError
 Origin = Literal["default", "user", "profile", "cli"]
 
 _log = log.get(__name__)
-
-
-def tether_home(environ: Mapping[str, str] | None = None) -> Path:
-    """`$TETHER_HOME`, else `$CODEX_HOME` (tools written for Codex set it), else `~/.tether`."""
-    env = os.environ if environ is None else environ
-    value = env.get("TETHER_HOME", "").strip() or env.get("CODEX_HOME", "").strip()
-    return Path(value).expanduser() if value else Path.home() / ".tether"
 
 
 @dataclass(frozen=True)

@@ -11,7 +11,7 @@ from tether_server.core import items
 from tether_server.core.approval import ask_once
 from tether_server.core.ids import now_ms
 from tether_server.core.tool_calls import ToolContext, ToolOutput
-from tether_server.tools.mcp.connection import CallOrigin, McpCallError
+from tether_server.tools.mcp.calls import CallOrigin, McpCallError
 from tether_server.tools.mcp.manager import McpManager, McpTool
 
 DEFER_ABOVE = 100

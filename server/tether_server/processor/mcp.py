@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import asyncio
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from tether_protocol.v2 import mcp as w
 from tether_server.config import load_config
@@ -12,9 +12,12 @@ from tether_server.processor import projection
 from tether_server.processor.state import ServerState
 from tether_server.rpc.context import RequestContext
 from tether_server.rpc.outgoing import send_notification
+from tether_server.tools.mcp.calls import CallOrigin, McpCallError
 from tether_server.tools.mcp.config import parse_servers
-from tether_server.tools.mcp.connection import CallOrigin, McpCallError, ServerConnection
 from tether_server.tools.mcp.manager import McpManager
+
+if TYPE_CHECKING:
+    from tether_server.tools.mcp.connection import ServerConnection
 
 STARTUP_STATUS = "mcpServer/startupStatus/updated"
 _CONNECTION = {"starting": "starting", "ready": "connected", "failed": "failed", "cancelled": "cancelled"}

@@ -2,10 +2,6 @@
 
 from __future__ import annotations
 
-import platform
-import re
-
-from tether_protocol import CODEX_PROTOCOL_VERSION
 from tether_protocol.v2 import collaboration as collab
 from tether_protocol.v2 import config as cfgw
 from tether_protocol.v2 import model as mdl
@@ -14,37 +10,23 @@ from tether_server.config import config_to_wire, origins_to_wire
 from tether_server.errors import InvalidRequest
 from tether_server.processor.state import ServerState
 from tether_server.rpc.context import RequestContext
-
-_HEADER_VALUE = re.compile(r"^[\t\x20-\x7e\x80-\xff]*$")
-
-
-def _os_description() -> str:
-    try:
-        info = platform.freedesktop_os_release()
-        name, version = info.get("NAME", "Linux").split(" ")[0], info.get("VERSION_ID", "")
-    except OSError:
-        name, version = platform.system(), platform.release()
-    return f"{name} {version}".strip()
+from tether_server.rpc.handshake import HEADER_VALUE, initialize_result
 
 
 async def initialize(state: ServerState, ctx: RequestContext, params: InitializeParams) -> InitializeResponse:
     name = params.client_info.name
-    if not _HEADER_VALUE.match(name):
+    if not HEADER_VALUE.match(name):
         raise InvalidRequest(f"Invalid clientInfo.name: {name!r}. Must be a valid HTTP header value.")
     if state.originator is None:
         state.originator = name  # process-global, fixed by the first client (as Codex)
-    # Clients parse the protocol version right after the first "/", so Codex's version goes there;
-    # Tether's own version follows in the product list.
-    ua = (
-        f"{state.originator}/{CODEX_PROTOCOL_VERSION} ({_os_description()}; {platform.machine()}) "
-        f"tether/{state.version} ({name}; {params.client_info.version})"
+    result = initialize_result(
+        originator=state.originator,
+        client_name=name,
+        client_version=params.client_info.version,
+        home=state.home,
+        version=state.version,
     )
-    return InitializeResponse(
-        user_agent=ua,
-        codex_home=str(state.home),
-        platform_family="unix" if platform.system() != "Windows" else "windows",
-        platform_os=platform.system().lower(),
-    )
+    return InitializeResponse.model_validate(result)
 
 
 async def config_read(

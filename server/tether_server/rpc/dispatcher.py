@@ -24,6 +24,7 @@ from tether_server import log, metrics, telemetry
 from tether_server.errors import InvalidRequest, MethodNotFound, Overloaded
 from tether_server.rpc.connection import Capabilities, Connection
 from tether_server.rpc.context import Deferred, RequestContext
+from tether_server.rpc.handshake import Hello
 from tether_server.rpc.outgoing import ClientReply, ServerRequests
 from tether_server.rpc.routes import AnyRoute, Reply, Route, check_routes, reply_error
 from tether_server.rpc.scopes import ScopeLocks
@@ -67,8 +68,12 @@ class Dispatcher:
         metrics.watch_queue("inflight", lambda: self._inflight)
         metrics.watch_queue("outbox", lambda: sum(c.outbox_depth for c in self.connections))
 
-    async def serve(self, conn: Connection) -> None:
-        """Run one connection to its end; requests still queued for it are skipped."""
+    async def serve(self, conn: Connection, hello: Hello | None = None) -> None:
+        """Run one connection to its end; requests still queued for it are skipped.
+
+        `hello`: the stdio front already answered this connection's `initialize` (rpc.handshake);
+        the connection starts initialized with what that handshake said.
+        """
         self.connections.add(conn)
         requests: set[asyncio.Task[None]] = set()
         _log.info("connection.opened", connection_id=conn.id, transport=conn.stream.label)
@@ -77,6 +82,8 @@ class Dispatcher:
         try:
             async with asyncio.TaskGroup() as group:
                 group.create_task(conn.write_loop())
+                if hello is not None:
+                    await self._adopt(conn, hello)
                 await self._read_loop(conn, requests)
                 # Let in-flight requests answer before the writer is told to stop.
                 if requests:
@@ -247,6 +254,16 @@ class Dispatcher:
         conn.client_name = params.client_info.name
         conn.client_version = params.client_info.version
         conn.initialized = True
+
+    async def _adopt(self, conn: Connection, hello: Hello) -> None:
+        """Record a handshake the stdio front answered, as `_initialized` would, then run the hook."""
+        conn.capabilities = Capabilities(experimental_api=hello.experimental_api, opt_out=hello.opt_out)
+        conn.client_name = hello.client_name
+        conn.client_version = hello.client_version
+        conn.initialized = True
+        _log.debug("connection.initialized_early", connection_id=conn.id, client=hello.client_name)
+        if self._on_initialized is not None:
+            await self._on_initialized(conn)
 
 
 async def _run_after(ctx: RequestContext) -> None:

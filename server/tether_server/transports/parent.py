@@ -12,10 +12,11 @@ _log = log.get("tether.transports.parent")
 _spawner = os.getppid()
 
 
-def remember_spawner() -> None:
-    """Note the parent now, as early as possible: it may exit before the server is up."""
+def remember_spawner(pid: int | None = None) -> None:
+    """Note the parent (`pid`, noted by the caller as early as it could, else now): it may exit
+    before the server is up."""
     global _spawner
-    _spawner = os.getppid()
+    _spawner = os.getppid() if pid is None else pid
 
 
 class ParentWatch:

@@ -9,6 +9,7 @@ import sys
 from collections.abc import AsyncIterator
 
 from tether_server.transports.framing import LineFramer
+from tether_server.transports.stdio_first import Prefill
 
 _CHUNK = 1 << 16
 
@@ -28,8 +29,11 @@ class StdioStream:
 
     label = "stdio"
 
-    def __init__(self, stdin_fd: int | None = None, stdout_fd: int | None = None) -> None:
+    def __init__(
+        self, stdin_fd: int | None = None, stdout_fd: int | None = None, prefill: Prefill | None = None
+    ) -> None:
         self._in_fd = sys.stdin.fileno() if stdin_fd is None else stdin_fd
+        self._prefill = prefill
         self._out_fd = sys.stdout.fileno() if stdout_fd is None else stdout_fd
         self._writer: asyncio.StreamWriter | None = None
         self._closed = False
@@ -44,8 +48,17 @@ class StdioStream:
         return self._writer
 
     async def frames(self) -> AsyncIterator[bytes]:
-        chunks = self._stream_chunks() if _is_stream(self._in_fd) else self._thread_chunks()
         framer = LineFramer()
+        prefill, self._prefill = self._prefill, None
+        if prefill is not None:  # what the stdio front read before the server was up comes first
+            framer = prefill.framer
+            for frame in prefill.frames:
+                yield frame
+            if prefill.eof:
+                for frame in framer.eof():
+                    yield frame
+                return
+        chunks = self._stream_chunks() if _is_stream(self._in_fd) else self._thread_chunks()
         async for chunk in chunks:
             for frame in framer.feed(chunk):
                 yield frame

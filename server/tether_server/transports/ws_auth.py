@@ -19,8 +19,6 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-import jwt
-
 from tether_server.config.home import FILE_MODE
 from tether_server.errors import ConfigError
 
@@ -65,6 +63,8 @@ class SignedBearer:
     skew_s: int = DEFAULT_SKEW_S
 
     def check(self, token: str) -> str | None:
+        import jwt  # with its cryptography back-end, only for this auth mode: not on every start
+
         try:
             jwt.decode(
                 token,

@@ -11,7 +11,6 @@ import os
 import sys
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from contextlib import AsyncExitStack, asynccontextmanager, contextmanager, suppress
-from dataclasses import dataclass
 from typing import Any
 
 import anyio
@@ -24,29 +23,17 @@ from mcp.shared.dispatcher import ProgressFnT
 from mcp.shared.exceptions import MCPError
 
 from tether_server import log
+from tether_server.tools.mcp.calls import CallOrigin, Json, McpCallError
 from tether_server.tools.mcp.config import ServerConfig
 from tether_server.tools.mcp.launch import server_argv
 
 _log = log.get("tether.mcp")
 
 RESTART_BACKOFF_S = (0.5, 1.0, 2.0, 5.0, 10.0, 30.0)
-Json = dict[str, Any]
 StatusListener = Callable[[str, str, str | None], None]
 """(server name, starting | ready | failed | cancelled, error)."""
 Elicit = Callable[["ServerConnection", Json], Awaitable[Json]]
 """Ask a client: the MCP elicitation params in, {action, content} out."""
-
-
-class McpCallError(Exception):
-    """A call could not be made or did not finish: not connected, timed out, transport failure."""
-
-
-@dataclass
-class CallOrigin:
-    """The turn a call runs for: where an elicitation it triggers is asked."""
-
-    thread_id: str
-    turn_id: str | None
 
 
 class _WatchedStream:

@@ -7,11 +7,14 @@ import hashlib
 import re
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from tether_server import log
+from tether_server.tools.mcp.calls import CallOrigin, Json
 from tether_server.tools.mcp.config import ServerConfig
-from tether_server.tools.mcp.connection import CallOrigin, Json, ServerConnection
+
+if TYPE_CHECKING:
+    from tether_server.tools.mcp.connection import ServerConnection
 
 _log = log.get("tether.mcp")
 
@@ -63,6 +66,11 @@ class McpManager:
         self.elicitation_handler: ElicitationHandler | None = None
 
     def start(self) -> None:
+        if not self._configs:
+            return
+        # The SDK (about half a second of imports) loads only when a server is configured.
+        from tether_server.tools.mcp.connection import ServerConnection
+
         for cfg in self._configs:
             conn = ServerConnection(cfg, self._status, self._elicit)
             self._conns[cfg.name] = conn
