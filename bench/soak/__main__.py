@@ -55,6 +55,12 @@ def _args() -> argparse.Namespace:
     parser.add_argument(
         "--rotate-after", type=int, default=20, help="turns before a thread is archived and replaced"
     )
+    parser.add_argument(
+        "--retire",
+        choices=("delete", "archive"),
+        default="delete",
+        help="what happens to a retired thread (delete: the database levels off; archive: it keeps growing)",
+    )
     parser.add_argument("--seed", type=int, default=None)
     parser.add_argument("--out", type=Path, default=OUT)
     parser.add_argument("--keep-home", action="store_true", help="keep the scratch TETHER_HOME")
@@ -165,7 +171,9 @@ async def soak(args: argparse.Namespace) -> int:
         try:
             await _ready(url)
             thread_ids = await _threads(url, workdir, args.threads)
-            plan = Plan(url, list(thread_ids), str(workdir), args.rotate_after, args.think_ms / 1000)
+            plan = Plan(
+                url, list(thread_ids), str(workdir), args.rotate_after, args.think_ms / 1000, args.retire
+            )
             drivers = [
                 Driver(plan, thread_ids[index :: args.clients], random.Random(rng.random()), tally)
                 for index in range(args.clients)

@@ -126,13 +126,16 @@ class Plan:
     workdir: str
     rotate_after: int
     think_s: float
+    retire: str = "delete"
+    """What happens to a retired thread: `delete` (the database levels off) or `archive`."""
 
 
 class Driver:
     """One client's loop: its own threads get its turns; it also follows a few others' threads.
 
-    After `rotate_after` turns a thread is retired (unsubscribed and archived, so the daemon unloads
-    it) and a new one takes its place: the working set stays the same size however long the soak.
+    After `rotate_after` turns a thread is retired (unsubscribed, then deleted, or archived with
+    `--retire archive`, so the daemon unloads it) and a new one takes its place: the working set
+    stays the same size however long the soak.
     """
 
     def __init__(self, plan: Plan, own: list[str], rng: random.Random, tally: Tally) -> None:
@@ -209,7 +212,8 @@ class Driver:
         self.turns.pop(tid, None)
         self.seqs.pop(tid, None)
         await self.client.request("thread/unsubscribe", {"threadId": tid})
-        await self.client.request("thread/archive", {"threadId": tid})
+        # Deleted, the history stops growing the database (its pages are reused); archived, it stays.
+        await self.client.request(f"thread/{self.plan.retire}", {"threadId": tid})
         self.tally.rotations += 1
 
     async def _list(self) -> None:
@@ -219,8 +223,14 @@ class Driver:
 
     async def _read(self) -> None:
         assert self.client is not None
-        tid = self.rng.choice([*self.own, *self.follow])
-        await self.client.request("thread/read", {"threadId": tid, "includeTurns": self.rng.random() < 0.3})
+        tid = self.rng.choice([t for t in [*self.own, *self.follow] if t in self.plan.live] or self.own)
+        try:
+            params = {"threadId": tid, "includeTurns": self.rng.random() < 0.3}
+            await self.client.request("thread/read", params)
+        except RpcError:
+            if tid in self.plan.live:
+                raise
+            return  # its owner deleted it between the choice and the read
         self.tally.reads += 1
 
     async def _reconnect(self) -> None:
