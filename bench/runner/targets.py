@@ -29,6 +29,9 @@ _MOCK = (
     "-c 'model=\"gpt-5.5\"' "
 )
 
+# W3's floor (see floor.py): run as a script, so that it needs no import path of its own.
+FLOOR_TEMPLATE = "{python} " + str(Path(__file__).with_name("floor.py")) + " {base_url}"
+
 PRESETS: dict[str, str] = {
     "tether": (
         # Bytecode is cached as an installed package would have it (the dev environment sets
@@ -43,6 +46,7 @@ PRESETS: dict[str, str] = {
         + "-c model_providers.mock.requires_openai_auth=false"
         " -c model_providers.mock.supports_websockets=false -c features.plugins=false"
     ),
+    "floor": FLOOR_TEMPLATE,
 }
 
 

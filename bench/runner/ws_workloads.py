@@ -101,7 +101,7 @@ WORKLOADS = (
     Workload(
         "W8",
         f"{W8_CLIENTS} WebSocket clients on one thread, {W8_DELTAS:,} deltas: last client's turn/completed",
-        (Metric("last_ms", "last client's turn/completed", "ms", 0.3, "~1.3 s"),),
+        (Metric("last_ms", "last client's turn/completed", "ms", 0.2, "~1.3 s"),),
         fan_out,
     ),
 )
