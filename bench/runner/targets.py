@@ -101,6 +101,21 @@ def tree_rss_mb(pid: int) -> float:
     return total_kb / 1024
 
 
+def cpu_seconds(pid: int) -> float:
+    """CPU time (on-CPU, every thread) process `pid` has used so far, from /proc schedstat.
+
+    Unlike wall-clock times it barely depends on what else the machine runs, so it shows where a
+    change helps when the shared machine is busy.
+    """
+    total_ns = 0
+    for task in Path(f"/proc/{pid}/task").glob("*"):
+        try:
+            total_ns += int((task / "schedstat").read_text().split()[0])
+        except (OSError, ValueError, IndexError):
+            continue
+    return total_ns / 1e9
+
+
 def _descendants(pid: int) -> list[int]:
     found, queue = [pid], [pid]
     while queue:

@@ -16,7 +16,7 @@ from bench.runner.framework import (
     run_turn,
     start_thread,
 )
-from bench.runner.targets import FLOOR_TEMPLATE, Target
+from bench.runner.targets import FLOOR_TEMPLATE, Target, cpu_seconds
 
 from tether_testing.script import message, reply, text_reply
 
@@ -53,16 +53,28 @@ async def sequential_turns(ctx: RunContext) -> Sample:
     return Sample({"p50_ms": percentile(latencies, 50), "p95_ms": percentile(latencies, 95)})
 
 
-async def _stream_turn(ctx: RunContext, base_url: str) -> tuple[int, float, float, float, float]:
-    """One W3 turn; returns (deltas seen, started, first delta, last delta, turn/completed) times."""
+@dataclasses.dataclass(frozen=True)
+class _Streamed:
+    seen: int
+    started: float
+    first: float
+    last: float
+    completed: float
+    cpu_s: float  # the server's CPU time during the turn
+
+
+async def _stream_turn(ctx: RunContext, base_url: str) -> _Streamed:
+    """One W3 turn, timed at the client."""
     async with ctx.server(base_url) as server:
         await server.initialize()
         thread_id = await start_thread(server, ctx.workspace)
+        cpu = cpu_seconds(server.pid)
         started = time.perf_counter()
         await run_turn(server, thread_id)
+        cpu = cpu_seconds(server.pid) - cpu
         seen = server.counts.get(DELTA, 0)
         first, last = server.first_at.get(DELTA, started), server.last_at.get(DELTA, started)
-        return seen, started, first, last, server.last_at["turn/completed"]
+        return _Streamed(seen, started, first, last, server.last_at["turn/completed"], cpu)
 
 
 async def streaming(ctx: RunContext) -> Sample:
@@ -73,22 +85,26 @@ async def streaming(ctx: RunContext) -> Sample:
     """
     script = [reply(message("tok " * W3_DELTAS, deltas=W3_DELTAS))]
     async with ctx.fake(script) as fake:
-        seen, started, first, last, completed = await _stream_turn(ctx, fake.base_url)
+        run = await _stream_turn(ctx, fake.base_url)
         floor_ctx = dataclasses.replace(ctx, target=Target("floor", FLOOR_TEMPLATE), on_spawn=None)
-        floor_seen, floor_started, _, floor_last, _ = await _stream_turn(floor_ctx, fake.base_url)
-    rate = seen / (last - started) if seen else None
-    floor_rate = floor_seen / (floor_last - floor_started) if floor_seen else None
+        floor = await _stream_turn(floor_ctx, fake.base_url)
+    rate = run.seen / (run.last - run.started) if run.seen else None
+    floor_rate = floor.seen / (floor.last - floor.started) if floor.seen else None
     sample = Sample(
         {
             "deltas_per_s": rate,
             "floor_pct": 100 * rate / floor_rate if rate and floor_rate else None,
-            "last_delta_to_completed_ms": (completed - last) * 1000 if seen else None,
+            "last_delta_to_completed_ms": (run.completed - run.last) * 1000 if run.seen else None,
             "floor_deltas_per_s": floor_rate,
         }
     )
-    sample.notes.append(f"first→last delta {max(seen - 1, 0) / max(last - first, 1e-9):,.0f}/s")
-    if seen != W3_DELTAS or floor_seen != W3_DELTAS:
-        sample.notes.append(f"{seen} (floor {floor_seen}) deltas arrived, {W3_DELTAS} were streamed")
+    sample.notes.append(
+        f"turn/start→first delta {(run.first - run.started) * 1000:,.0f} ms, "
+        f"first→last delta {max(run.seen - 1, 0) / max(run.last - run.first, 1e-9):,.0f}/s, "
+        f"server CPU {run.cpu_s * 1000:,.0f} ms (floor {floor.cpu_s * 1000:,.0f} ms)"
+    )
+    if run.seen != W3_DELTAS or floor.seen != W3_DELTAS:
+        sample.notes.append(f"{run.seen} (floor {floor.seen}) deltas arrived, {W3_DELTAS} were streamed")
     return sample
 
 

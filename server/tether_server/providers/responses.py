@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import AsyncIterator
+from collections.abc import AsyncGenerator, AsyncIterator
 from types import TracebackType
 
 import httpx
@@ -71,6 +71,20 @@ class ResponsesProvider:
             ProviderHttpError: HTTP error status, transport failure, idle timeout,
                 `response.failed`, or the stream ending before `response.completed`.
         """
+        batches = self.stream_batches(request)
+        try:
+            async for batch in batches:
+                for event in batch:
+                    yield event
+        finally:
+            await batches.aclose()
+
+    async def stream_batches(self, request: ModelRequest) -> AsyncGenerator[list[ModelEvent]]:
+        """POST `request` and yield its events, a chunk's worth at a time, until `Completed`.
+
+        Raises:
+            ProviderHttpError: as `stream`.
+        """
         _log.debug("responses_request", provider=self.settings.name, model=request.model)
         http_request = self._client.build_request(
             "POST",
@@ -89,8 +103,8 @@ class ResponsesProvider:
         try:
             if response.status_code >= 400:
                 raise await self._status_error(response)
-            async for event in self._events(response):
-                yield event
+            async for batch in self._events(response):
+                yield batch
         finally:
             await response.aclose()
 
@@ -108,20 +122,23 @@ class ResponsesProvider:
         _log.info("responses_http_error", provider=self.settings.name, status=response.status_code)
         return error
 
-    async def _events(self, response: httpx.Response) -> AsyncIterator[ModelEvent]:
+    async def _events(self, response: httpx.Response) -> AsyncIterator[list[ModelEvent]]:
         decoder = SseDecoder()
         parser = ResponseStreamParser()
         chunks = self._chunks(response)
         async for chunk in chunks:
+            batch: list[ModelEvent] = []
             for sse in decoder.feed(chunk):
                 event = parser.handle(sse)
                 if event is None:
                     continue
+                batch.append(event)
                 if isinstance(event, Completed):
                     await _drain(chunks)
-                    yield event
+                    yield batch
                     return
-                yield event
+            if batch:
+                yield batch
         raise parser.end_error()
 
     async def _chunks(self, response: httpx.Response) -> AsyncIterator[bytes]:
