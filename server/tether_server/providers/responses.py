@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import ssl
 from collections.abc import AsyncGenerator, AsyncIterator
 from types import TracebackType
 
@@ -34,7 +35,7 @@ class ResponsesProvider:
         self.settings = settings
         self._owns_client = client is None
         self._client = client or httpx.AsyncClient(
-            timeout=httpx.Timeout(None, connect=_CONNECT_TIMEOUT_S),
+            timeout=httpx.Timeout(None, connect=_CONNECT_TIMEOUT_S), verify=_tls_for(settings.base_url)
         )
 
     async def aclose(self) -> None:
@@ -161,6 +162,19 @@ class ResponsesProvider:
 
     def _describe(self, exc: Exception) -> str:
         return errors.redact(str(exc) or type(exc).__name__, self.settings.api_key)
+
+
+def _tls_for(base_url: str) -> ssl.SSLContext | bool:
+    """The TLS set-up of a provider's client: the default trust store for https, none for http.
+
+    Loading the CA bundle costs tens of milliseconds of CPU on the first turn, and a provider
+    reached over plain HTTP (a local model server) never makes a TLS handshake with its origin
+    (redirects are not followed). Its context trusts no certificate at all, so a handshake would
+    fail closed, never go unverified.
+    """
+    if base_url[:7].lower() == "http://":
+        return ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
+    return True
 
 
 async def _drain(chunks: AsyncIterator[bytes]) -> None:
