@@ -47,7 +47,7 @@ class FloorServer:
         elif method == "thread/start":
             self._write({"id": rid, "result": {"thread": {"id": str(uuid.uuid4())}}})
         elif method == "turn/start":
-            turn = {"id": str(uuid.uuid4()), "items": [], "status": "inProgress", "error": None}
+            turn: Json = {"id": str(uuid.uuid4()), "items": [], "status": "inProgress", "error": None}
             self._write({"id": rid, "result": {"turn": turn}})
             await self._out.drain()
             await self._turn(str(params.get("threadId")), turn)
