@@ -25,20 +25,25 @@ class Metric:
         label: name in the table.
         unit: unit of the value.
         higher_is_better: True for rates.
-        target: the Tether/Codex ratio to reach (≤ target, or ≥ target for rates).
+        target: the Tether/Codex ratio to reach (≤ target, or ≥ target for rates); with
+            `absolute`, the value A itself must reach; None: shown for information only.
         reference: the Codex figure the issue quotes, for orientation.
+        absolute: the target applies to A's own value (e.g. a share of the floor), not to A/B.
     """
 
     key: str
     label: str
     unit: str
-    target: float
+    target: float | None
     reference: str
     higher_is_better: bool = False
+    absolute: bool = False
 
-    def met(self, ratio: float) -> bool:
-        """Whether a Tether/Codex ratio reaches the target."""
-        return ratio >= self.target if self.higher_is_better else ratio <= self.target
+    def met(self, value: float) -> bool:
+        """Whether a Tether/Codex ratio (A's value, for an absolute metric) reaches the target."""
+        if self.target is None:
+            return True
+        return value >= self.target if self.higher_is_better else value <= self.target
 
 
 @dataclass

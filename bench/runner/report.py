@@ -57,9 +57,13 @@ def metric_row(metric: Metric, a: list[Sample], b: list[Sample] | None) -> Json:
     row["a"] = sa.__dict__ | {"failed": len(a) - sa.count} if sa else {"missing": why_missing(a)}
     if b is not None:
         row["b"] = sb.__dict__ | {"failed": len(b) - sb.count} if sb else {"missing": why_missing(b)}
-    if sa and sb and sb.median:
+    if sa and metric.absolute and metric.target is not None:
+        row.update(target=metric.target, met=metric.met(sa.median))
+    elif sa and sb and sb.median and not metric.absolute:
         ratio = sa.median / sb.median
-        row.update(ratio=ratio, target=metric.target, met=metric.met(ratio))
+        row.update(ratio=ratio, target=metric.target)
+        if metric.target is not None:
+            row["met"] = metric.met(ratio)
     return row
 
 
@@ -91,10 +95,13 @@ def _line(wid: str, metric: Metric, row: Json, compare: bool) -> str:
     if not compare:
         return line
     line += f"{_cell(row['b'], metric.unit):<42}"
-    if "ratio" in row:
-        sign = "≥" if metric.higher_is_better else "≤"
+    sign = "≥" if metric.higher_is_better else "≤"
+    if "met" in row:
         verdict = "yes" if row["met"] else "NO"
-        line += f"{row['ratio']:>6.3f}x  {sign}{metric.target:<6}{verdict}"
+        ratio = f"{row['ratio']:>6.3f}x" if "ratio" in row else f"{'A':>7}"
+        line += f"{ratio}  {sign}{metric.target:<6}{verdict}"
+    elif "ratio" in row:
+        line += f"{row['ratio']:>6.3f}x  {'':<8}—"
     else:
         line += f"{'—':>7}  {'':<8}—"
     return line

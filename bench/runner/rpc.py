@@ -8,6 +8,7 @@ of each method are kept for throughput workloads.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import itertools
 import time
 from collections.abc import Callable
@@ -15,8 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import orjson
-from websockets.asyncio.client import ClientConnection, connect, unix_connect
-from websockets.exceptions import ConnectionClosed
+from bench.runner import rawws
 
 Json = dict[str, Any]
 Predicate = Callable[[Json], bool]
@@ -230,44 +230,47 @@ class StdioServer(RpcPeer):
 
 
 class WsClient(RpcPeer):
-    """One WebSocket connection to an app-server (TCP ``ws://`` or a unix socket)."""
+    """One WebSocket connection to an app-server (TCP ``ws://`` or a unix socket), on `rawws`."""
 
-    def __init__(self, ws: ClientConnection) -> None:
+    def __init__(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         super().__init__()
-        self._ws = ws
-        self._outbox: asyncio.Queue[bytes] = asyncio.Queue()
-        loop = asyncio.get_running_loop()
-        self._tasks = [loop.create_task(self._read()), loop.create_task(self._write())]
+        self._reader = reader
+        self._writer = writer
+        self._task = asyncio.get_running_loop().create_task(self._read())
 
     @classmethod
     async def connect(cls, listen: str) -> WsClient:
         """Connect to ``ws://HOST:PORT`` or ``unix://PATH``."""
-        options: dict[str, Any] = {"compression": None, "max_size": 1 << 26, "ping_interval": None}
-        if listen.startswith("unix://"):
-            ws = await unix_connect(listen.removeprefix("unix://"), "ws://localhost/rpc", **options)
-        else:
-            ws = await connect(listen, **options)
-        return cls(ws)
+        reader, writer, _ = await rawws.open_websocket(listen)
+        return cls(reader, writer)
 
     def _send(self, data: bytes) -> None:
-        self._outbox.put_nowait(data)
-
-    async def _write(self) -> None:
-        while True:
-            data = await self._outbox.get()
-            await self._ws.send(data.decode())
+        if self._writer.is_closing():
+            raise ConnectionError("the WebSocket is closed")
+        self._writer.write(rawws.client_frame(0x1, data))
 
     async def _read(self) -> None:
+        frames = rawws.FrameReader()
         try:
-            async for frame in self._ws:
-                self._deliver_raw(frame)
-        except ConnectionClosed:
+            while chunk := await self._reader.read(_READ_CHUNK):
+                for opcode, payload in frames.feed(chunk):
+                    if opcode == 0x1:
+                        self._deliver_raw(payload)
+                    elif opcode == 0x9:
+                        self._writer.write(rawws.client_frame(0xA, payload))
+                    elif opcode == 0x8:
+                        return
+        except OSError:
             pass
         finally:
             self._fail_all()
 
     async def close(self) -> None:
-        """Close the connection."""
-        for task in self._tasks:
-            task.cancel()
-        await self._ws.close()
+        """Close the connection (a close frame, then the socket)."""
+        self._task.cancel()
+        if not self._writer.is_closing():
+            with contextlib.suppress(OSError):
+                self._writer.write(rawws.client_frame(0x8, (1000).to_bytes(2, "big")))
+            self._writer.close()
+        with contextlib.suppress(OSError):
+            await self._writer.wait_closed()

@@ -29,6 +29,9 @@ _MOCK = (
     "-c 'model=\"gpt-5.5\"' "
 )
 
+# W3's floor (see floor.py): run as a script, so that it needs no import path of its own.
+FLOOR_TEMPLATE = "{python} " + str(Path(__file__).with_name("floor.py")) + " {base_url}"
+
 PRESETS: dict[str, str] = {
     "tether": (
         # Bytecode is cached as an installed package would have it (the dev environment sets
@@ -43,6 +46,7 @@ PRESETS: dict[str, str] = {
         + "-c model_providers.mock.requires_openai_auth=false"
         " -c model_providers.mock.supports_websockets=false -c features.plugins=false"
     ),
+    "floor": FLOOR_TEMPLATE,
 }
 
 
@@ -95,6 +99,21 @@ def tree_rss_mb(pid: int) -> float:
             if line.startswith("VmRSS:"):
                 total_kb += int(line.split()[1])
     return total_kb / 1024
+
+
+def cpu_seconds(pid: int) -> float:
+    """CPU time (on-CPU, every thread) process `pid` has used so far, from /proc schedstat.
+
+    Unlike wall-clock times it barely depends on what else the machine runs, so it shows where a
+    change helps when the shared machine is busy.
+    """
+    total_ns = 0
+    for task in Path(f"/proc/{pid}/task").glob("*"):
+        try:
+            total_ns += int((task / "schedstat").read_text().split()[0])
+        except (OSError, ValueError, IndexError):
+            continue
+    return total_ns / 1e9
 
 
 def _descendants(pid: int) -> list[int]:

@@ -11,6 +11,7 @@ from pathlib import Path
 
 from bench.runner.framework import Metric, RunContext, Sample, Workload, run_turn, start_thread
 from bench.runner.rpc import StdioServer, WsClient
+from bench.runner.targets import cpu_seconds
 
 from tether_testing.script import message, reply, text_reply
 
@@ -71,12 +72,12 @@ async def fan_out(ctx: RunContext) -> Sample:
             ctx.server(fake.base_url, extra=["--listen", listen]) as server,
             _clients(server, listen) as clients,
         ):
-            return await _measure(ctx, clients)
+            return await _measure(ctx, clients, server.pid)
     except ListenUnsupported as exc:
         return Sample({"last_ms": None}, notes=[f"unsupported: {exc}"])
 
 
-async def _measure(ctx: RunContext, clients: list[WsClient]) -> Sample:
+async def _measure(ctx: RunContext, clients: list[WsClient], pid: int) -> Sample:
     owner = clients[0]
     thread_id = await start_thread(owner, ctx.workspace)
     await run_turn(owner, thread_id)  # materializes the thread, so that others can resume it
@@ -84,12 +85,16 @@ async def _measure(ctx: RunContext, clients: list[WsClient]) -> Sample:
         await client.request("thread/resume", {"threadId": thread_id, "excludeTurns": True})
     before = [client.counts.get(DELTA, 0) for client in clients]
     done = [client.expect("turn/completed", lambda p: p.get("threadId") == thread_id) for client in clients]
+    cpu, client_cpu = cpu_seconds(pid), time.process_time()
     started = time.perf_counter()
     await owner.request("turn/start", {"threadId": thread_id, "input": [{"type": "text", "text": "go"}]})
     async with asyncio.timeout(120):
         await asyncio.gather(*done)
     last = max(client.last_at["turn/completed"] for client in clients)
     sample = Sample({"last_ms": (last - started) * 1000})
+    cpu, client_cpu = cpu_seconds(pid) - cpu, time.process_time() - client_cpu
+    # The clients share this process: when their CPU time nears the wall time, they are the limit.
+    sample.notes.append(f"server CPU {cpu * 1000:,.0f} ms, the clients' CPU {client_cpu * 1000:,.0f} ms")
     seen = [client.counts.get(DELTA, 0) - count for client, count in zip(clients, before, strict=True)]
     short = [count for count in seen if count != W8_DELTAS]
     if short:
@@ -101,7 +106,7 @@ WORKLOADS = (
     Workload(
         "W8",
         f"{W8_CLIENTS} WebSocket clients on one thread, {W8_DELTAS:,} deltas: last client's turn/completed",
-        (Metric("last_ms", "last client's turn/completed", "ms", 0.3, "~1.3 s"),),
+        (Metric("last_ms", "last client's turn/completed", "ms", 0.2, "~1.3 s"),),
         fan_out,
     ),
 )

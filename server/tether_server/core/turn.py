@@ -57,6 +57,8 @@ class TurnRun:
     usage: UsageTracker
     stream_max_retries: int
     active_items: dict[str, _Streaming] = field(default_factory=dict)
+    streamed_text: dict[str, list[str]] = field(default_factory=dict)
+    """The deltas of each agent message in `active_items`."""
     steered: asyncio.Event | None = None
     """Set when the user steers: the response being streamed is cut short for the next request."""
 
@@ -105,6 +107,8 @@ async def _on_added(run: TurnRun, item: dict[str, Any]) -> None:
     else:
         return
     run.active_items[item_id] = started
+    if isinstance(started, items.AgentMessage):
+        run.streamed_text[item_id] = []
     await run.started(started)
 
 
@@ -120,6 +124,7 @@ async def _on_done(run: TurnRun, item: dict[str, Any]) -> items.AgentMessage | N
     item_id = str(item.get("id") or "")
     run.record_history(_history_item(item))
     known = run.active_items.pop(item_id, None)
+    run.streamed_text.pop(item_id, None)
     done: _Streaming
     if kind == "message" and item.get("role", "assistant") == "assistant":
         message = known if isinstance(known, items.AgentMessage) else None
@@ -150,13 +155,19 @@ async def _on_done(run: TurnRun, item: dict[str, Any]) -> items.AgentMessage | N
     return done if isinstance(done, items.AgentMessage) else None
 
 
+def _on_text_delta(run: TurnRun, event: OutputTextDelta) -> None:
+    # The text so far is kept as parts, joined only if the response is cut (the done item
+    # carries the whole text): appending to a str attribute copies it, quadratic in a long answer.
+    parts = run.streamed_text.get(event.item_id)
+    if parts is not None:
+        parts.append(event.delta)
+    run.sink.emit_delta(ev.AgentMessageDelta(run.thread_id, run.turn_id, event.item_id, event.delta))
+
+
 def _on_delta(run: TurnRun, event: Any) -> None:
     tid, turn_id = run.thread_id, run.turn_id
     if isinstance(event, OutputTextDelta):
-        streaming = run.active_items.get(event.item_id)
-        if isinstance(streaming, items.AgentMessage):
-            streaming.text += event.delta
-        run.sink.emit_delta(ev.AgentMessageDelta(tid, turn_id, event.item_id, event.delta))
+        _on_text_delta(run, event)
     elif isinstance(event, ReasoningSummaryPartAdded):
         run.sink.emit_delta(ev.ReasoningSummaryPartAdded(tid, turn_id, event.item_id, event.summary_index))
     elif isinstance(event, ReasoningSummaryDelta):
@@ -218,17 +229,25 @@ class _Response:
         self.waiting = False
 
     async def read(self, request: ModelRequest) -> None:
-        stream = aiter(self.run.provider.stream(request))
+        stream = aiter(self.run.provider.stream_batches(request))
+        run = self.run
         try:
             while not self.cut and not self.completed:
                 self.waiting = True
                 try:
-                    event = await anext(stream)
+                    batch = await anext(stream)
                 except StopAsyncIteration:
                     return
                 finally:
                     self.waiting = False
-                await self._handle(event)
+                for event in batch:
+                    # Text deltas are most of a response: handled inline, without a coroutine.
+                    if type(event) is OutputTextDelta:
+                        _on_text_delta(run, event)
+                        continue
+                    await self._handle(event)
+                    if self.cut or self.completed:
+                        break
         finally:
             close = getattr(stream, "aclose", None)
             if close is not None:
@@ -267,6 +286,7 @@ async def _finish_cut(run: TurnRun) -> items.AgentMessage | None:
     last: items.AgentMessage | None = None
     for item in list(run.active_items.values()):
         if isinstance(item, items.AgentMessage):
+            item.text += "".join(run.streamed_text.get(item.id, ()))
             if item.text:
                 content = [{"type": "output_text", "text": item.text}]
                 run.record_history({"type": "message", "role": "assistant", "content": content})
@@ -275,6 +295,7 @@ async def _finish_cut(run: TurnRun) -> items.AgentMessage | None:
         run.tools.record_item(item)
         await run.sink.emit(ev.ItemCompleted(run.thread_id, run.turn_id, item))
     run.active_items.clear()
+    run.streamed_text.clear()
     return last
 
 

@@ -155,7 +155,9 @@ def _item_completed(e: ev.ItemCompleted) -> tuple[str, Params]:
 
 @_projects(ev.AgentMessageDelta)
 def _agent_delta(e: ev.AgentMessageDelta) -> tuple[str, Params]:
-    return "item/agentMessage/delta", {**_ids(e), "itemId": e.item_id, "delta": e.delta}
+    # One literal, not `_ids` merged in: this runs once per streamed token.
+    params = {"threadId": e.thread_id, "turnId": e.turn_id, "itemId": e.item_id, "delta": e.delta}
+    return "item/agentMessage/delta", params
 
 
 @_projects(ev.ReasoningSummaryPartAdded)

@@ -54,15 +54,26 @@ class Subscriptions:
         handle.add_listener(lambda event: self._route(thread_id, event))
 
     def _route(self, thread_id: str, event: ThreadEvent) -> None:
-        broadcast = event.method in BROADCAST
-        targets: Iterable[Connection] = self._all() if broadcast else self._subs.get(thread_id, {}).values()
-        frame: bytes | None = None
+        method = event.method
         subscribed = self._subs.get(thread_id, {})
-        for conn in list(targets):
+        if method in BROADCAST:
+            self._broadcast(thread_id, event, subscribed)
+            return
+        frame: bytes | None = None
+        # A copy: a full outbox drops its connection, which unsubscribes it from this dict.
+        for conn in list(subscribed.values()):
+            if conn.wants(method):
+                if frame is None:
+                    frame = encode_event(event)
+                conn.send_frame(frame)
+
+    def _broadcast(self, thread_id: str, event: ThreadEvent, subscribed: dict[int, Connection]) -> None:
+        frame: bytes | None = None
+        for conn in list(self._all()):
             if conn.wants(event.method):
                 frame = frame or encode_event(event)
                 conn.send_frame(frame)
-                if broadcast and conn.id not in subscribed:
+                if conn.id not in subscribed:
                     self._seen.setdefault((thread_id, conn.id), deque(maxlen=_SEEN_MAX)).append(event.seq)
 
     def subscribe(self, thread_id: str, conn: Connection) -> bool:

@@ -114,9 +114,13 @@ class OutputItemAdded:
     item: dict[str, Any]
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True)
 class OutputTextDelta:
-    """`response.output_text.delta`: more assistant text for item `item_id`."""
+    """`response.output_text.delta`: more assistant text for item `item_id`.
+
+    The delta events are slotted and not frozen: one is built per streamed token, and a frozen
+    dataclass's ``__init__`` costs several times a plain one's. Nothing changes them after.
+    """
 
     item_id: str
     delta: str
@@ -130,7 +134,7 @@ class ReasoningSummaryPartAdded:
     summary_index: int
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True)
 class ReasoningSummaryDelta:
     """`response.reasoning_summary_text.delta`: more text for one summary section."""
 
@@ -139,7 +143,7 @@ class ReasoningSummaryDelta:
     delta: str
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True)
 class ReasoningTextDelta:
     """`response.reasoning_text.delta`: more raw reasoning text."""
 
@@ -148,7 +152,7 @@ class ReasoningTextDelta:
     delta: str
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True)
 class ToolCallInputDelta:
     """`response.custom_tool_call_input.delta`: streamed input of a custom (freeform) tool call."""
 
@@ -187,6 +191,17 @@ ModelEvent = (
 
 class ModelProvider(Protocol):
     """Streams one model response. One attempt: retrying is the caller's job."""
+
+    def stream_batches(self, request: ModelRequest) -> AsyncIterator[list[ModelEvent]]:
+        """What `stream` yields, a batch at a time: the events of each chunk read from the network.
+
+        The turn loop reads a response this way: one step of the iterator per chunk rather than
+        per token (a response streams thousands of tokens, often hundreds in a chunk).
+
+        Raises:
+            ProviderError: the request or the stream failed; `retryable` says whether to retry.
+        """
+        ...
 
     def stream(self, request: ModelRequest) -> AsyncIterator[ModelEvent]:
         """Send `request` and yield its events until `Completed`.

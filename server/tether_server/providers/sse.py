@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class SseEvent:
     """One dispatched event. `event` is "message" when the stream named none."""
 
@@ -20,17 +20,21 @@ class SseDecoder:
     Lines may end in LF, CRLF or CR and may be split anywhere across `feed` calls.
     Comment lines (starting with ':') are skipped; `data` lines of one event are joined
     with newlines; an event is dispatched at a blank line, and only if it has data.
+
+    Lines are examined as bytes and only the field values are decoded: this runs for every
+    streamed token, and `data:` and `event:` lines are checked first because they are nearly all
+    a model stream holds.
     """
 
     def __init__(self) -> None:
         self._pending = b""
-        self._event = ""
-        self._data: list[str] = []
+        self._event = b""
+        self._data: list[bytes] = []
         self._id: str | None = None
 
     def feed(self, chunk: bytes) -> list[SseEvent]:
         """Consume `chunk` and return the events it completed, in order."""
-        buffer = self._pending + chunk
+        buffer = self._pending + chunk if self._pending else chunk
         # A trailing CR may be the first half of a CRLF split across chunks: keep it back.
         if buffer.endswith(b"\r"):
             buffer, self._pending = buffer[:-1], b"\r"
@@ -41,32 +45,36 @@ class SseDecoder:
         *lines, rest = buffer.split(b"\n")
         self._pending = rest + self._pending
         events: list[SseEvent] = []
+        data = self._data
         for line in lines:
-            event = self._line(line.decode("utf-8", errors="replace"))
-            if event is not None:
-                events.append(event)
+            if not line:
+                if data:
+                    events.append(self._dispatch())
+                    data = self._data
+                else:
+                    self._event = b""
+            elif line.startswith(b"data:"):
+                data.append(line[6:] if line[5:6] == b" " else line[5:])
+            elif line.startswith(b"event:"):
+                self._event = line[7:] if line[6:7] == b" " else line[6:]
+            elif not line.startswith(b":"):
+                self._other_field(line)
         return events
 
-    def _line(self, line: str) -> SseEvent | None:
-        if not line:
-            return self._dispatch()
-        if line.startswith(":"):
-            return None
-        name, colon, value = line.partition(":")
-        if colon and value.startswith(" "):
+    def _other_field(self, line: bytes) -> None:
+        name, colon, value = line.partition(b":")
+        if colon and value.startswith(b" "):
             value = value[1:]
-        if name == "data":
+        if name == b"data":  # a bare "data" line: an empty data value
             self._data.append(value)
-        elif name == "event":
+        elif name == b"event":
             self._event = value
-        elif name == "id" and "\0" not in value:
-            self._id = value
-        return None
+        elif name == b"id" and b"\0" not in value:
+            self._id = value.decode("utf-8", errors="replace")
 
-    def _dispatch(self) -> SseEvent | None:
-        if not self._data:
-            self._event = ""
-            return None
-        event = SseEvent(self._event or "message", "\n".join(self._data), self._id)
-        self._event, self._data = "", []
+    def _dispatch(self) -> SseEvent:
+        data = self._data[0] if len(self._data) == 1 else b"\n".join(self._data)
+        name = self._event.decode("utf-8", errors="replace") if self._event else "message"
+        event = SseEvent(name, data.decode("utf-8", errors="replace"), self._id)
+        self._event, self._data = b"", []
         return event

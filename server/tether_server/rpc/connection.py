@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import itertools
+from collections import deque
 from dataclasses import dataclass, field
 
 from tether_server import log
@@ -36,7 +37,11 @@ class Connection:
         self.client_version = ""
         self.capabilities = Capabilities()
         self.inflight = 0  # this client's requests still running (the dispatcher caps it)
-        self._outbox: asyncio.Queue[bytes | None] = asyncio.Queue(outbox_capacity)
+        # A deque and one wake-up future rather than an asyncio.Queue: a frame is queued per
+        # notification per client, and the writer takes whatever has piled up in one go.
+        self._outbox: deque[bytes] = deque()
+        self._capacity = outbox_capacity
+        self._wakeup: asyncio.Future[None] | None = None
         self.closed = asyncio.Event()
         self.close_reason = ""
 
@@ -47,7 +52,7 @@ class Connection:
     @property
     def outbox_depth(self) -> int:
         """Frames queued and not yet written."""
-        return self._outbox.qsize()
+        return len(self._outbox)
 
     def wants(self, method: str) -> bool:
         """Whether a notification `method` should reach this client at all."""
@@ -55,59 +60,57 @@ class Connection:
 
     def send_frame(self, frame: bytes) -> bool:
         """Queue an encoded message; False (and the client is dropped) when the outbox is full."""
-        if not self.is_open:
+        if self.closed.is_set():
             return False
-        try:
-            self._outbox.put_nowait(frame)
-        except asyncio.QueueFull:
+        if len(self._outbox) >= self._capacity:
             _log.warning("connection.slow_consumer", connection_id=self.id, transport=self.stream.label)
             self.shutdown("slow consumer: outbox full")
             return False
+        self._outbox.append(frame)
+        self._wake()
         return True
 
+    def _wake(self) -> None:
+        wakeup = self._wakeup
+        if wakeup is not None and not wakeup.done():
+            wakeup.set_result(None)
+
     def shutdown(self, reason: str) -> None:
-        """Stop this connection: the writer finishes what it can and closes the stream."""
+        """Stop this connection: the writer finishes what is queued and closes the stream."""
         if self.closed.is_set():
             return
         self.close_reason = reason
         self.closed.set()
-        # Wake the writer even when the queue is full.
-        while True:
-            try:
-                self._outbox.put_nowait(None)
-                break
-            except asyncio.QueueFull:
-                self._outbox.get_nowait()
+        self._wake()
 
-    def _take_batch(self, first: bytes | None) -> tuple[list[bytes], bool]:
+    def _take_batch(self) -> list[bytes]:
         """Everything already queued (up to a bound): one write per burst instead of one per message."""
-        if first is None:
-            return [], True
-        batch = [first]
-        while len(batch) < _MAX_BATCH:
-            try:
-                frame = self._outbox.get_nowait()
-            except asyncio.QueueEmpty:
-                break
-            if frame is None:
-                return batch, True
-            batch.append(frame)
-        return batch, False
+        outbox = self._outbox
+        if len(outbox) <= _MAX_BATCH:
+            batch = list(outbox)
+            outbox.clear()
+            return batch
+        return [outbox.popleft() for _ in range(_MAX_BATCH)]
 
     async def write_loop(self) -> None:
         """Drain the outbox to the stream until shutdown; owned by the connection's task group."""
         send_batch = getattr(self.stream, "send_batch", None)
+        loop = asyncio.get_running_loop()
         try:
             while True:
-                batch, done = self._take_batch(await self._outbox.get())
-                if batch:
-                    if send_batch is not None:
-                        await send_batch(batch)
-                    else:
-                        for frame in batch:
-                            await self.stream.send(frame)
-                if done:
-                    break
+                if not self._outbox:
+                    if self.closed.is_set():
+                        break
+                    self._wakeup = loop.create_future()
+                    await self._wakeup
+                    self._wakeup = None
+                    continue
+                batch = self._take_batch()
+                if send_batch is not None:
+                    await send_batch(batch)
+                else:
+                    for frame in batch:
+                        await self.stream.send(frame)
         except ConnectionError:
             pass
         finally:

@@ -10,8 +10,7 @@ from __future__ import annotations
 import asyncio
 from collections import deque
 from collections.abc import Callable, Coroutine
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from tether_server import log, metrics
 from tether_server.core.dynamic_calls import DynamicTools
@@ -25,8 +24,13 @@ from tether_server.store.base import Batch, EventRecord, ThreadRecord, ThreadSto
 _log = log.get("tether.threads")
 
 
-@dataclass(frozen=True)
-class ThreadEvent:
+class ThreadEvent(NamedTuple):
+    """One numbered event as the thread's listeners and its ring get it (shared: never changed).
+
+    A named tuple rather than a frozen dataclass: one is built per streamed delta, and a frozen
+    dataclass's ``__init__`` costs several times as much.
+    """
+
     thread_id: str
     seq: int
     method: str
@@ -64,10 +68,12 @@ class ThreadHandle:
         self._held: list[tuple[str, dict[str, Any], bool]] = []
         self._lazy: list[EventRecord] = []
         self._session: ThreadSession | None = None
+        self._thread_id = ""
 
     def attach(self, session: ThreadSession) -> None:
         """Bind the session (it is built with this handle as its sink, hence after the handle)."""
         self._session = session
+        self._thread_id = session.thread_id
 
     @property
     def _s(self) -> ThreadSession:
@@ -180,20 +186,24 @@ class ThreadHandle:
     def last_seq(self) -> int:
         return self._seq
 
+    # The list is replaced, never changed in place, so that `_publish` iterates it without a copy
+    # even when a listener adds or removes one.
     def add_listener(self, listener: Listener) -> None:
-        self._listeners.append(listener)
+        self._listeners = [*self._listeners, listener]
 
     def remove_listener(self, listener: Listener) -> None:
         if listener in self._listeners:
-            self._listeners.remove(listener)
+            listeners = list(self._listeners)
+            listeners.remove(listener)
+            self._listeners = listeners
 
     def _next(self, method: str, params: dict[str, Any], durable: bool) -> ThreadEvent:
         self._seq += 1
-        return ThreadEvent(self.thread_id, self._seq, method, params, now_ms(), durable)
+        return ThreadEvent(self._thread_id, self._seq, method, params, now_ms(), durable)
 
     def _publish(self, event: ThreadEvent) -> None:
         self._ring.append(event)
-        for listener in list(self._listeners):
+        for listener in self._listeners:
             listener(event)
 
     async def emit(self, event: CoreEvent) -> None:
