@@ -36,7 +36,6 @@ from bench.soak.samples import (
     write_csv,
 )
 from bench.soak.traffic import Driver, Plan, Tally, keep_model_fed
-from websockets.asyncio.client import connect
 
 from tether_testing.fake_responses import FakeResponsesServer
 
@@ -96,11 +95,11 @@ async def _ready(url: str) -> None:
     async with asyncio.timeout(60):
         while True:
             try:
-                ws = await connect(url, compression=None, ping_interval=None)
+                client = await WsClient.connect(url)
             except OSError:
                 await asyncio.sleep(0.1)  # the daemon is still starting
                 continue
-            await ws.close()
+            await client.close()
             return
 
 

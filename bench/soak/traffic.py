@@ -15,8 +15,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import orjson
+from bench.runner import rawws
 from bench.runner.rpc import Json, RpcError, WsClient
-from websockets.asyncio.client import connect
 
 from tether_testing import script
 from tether_testing.fake_responses import FakeResponsesServer
@@ -87,8 +87,15 @@ async def keep_model_fed(fake: FakeResponsesServer, rng: random.Random, stop: as
 class SoakClient(WsClient):
     """A WebSocket client that answers every approval and remembers the last seq of each thread."""
 
-    def __init__(self, ws: Any, rng: random.Random, tally: Tally, seqs: dict[str, int]) -> None:
-        super().__init__(ws)
+    def __init__(
+        self,
+        reader: asyncio.StreamReader,
+        writer: asyncio.StreamWriter,
+        rng: random.Random,
+        tally: Tally,
+        seqs: dict[str, int],
+    ) -> None:
+        super().__init__(reader, writer)
         self.rng = rng
         self.tally = tally
         self.seqs = seqs
@@ -150,8 +157,8 @@ class Driver:
         self.client: SoakClient | None = None
 
     async def connect(self, *, after_seq: bool) -> None:
-        ws = await connect(self.url, compression=None, max_size=1 << 26, ping_interval=None)
-        client = SoakClient(ws, self.rng, self.tally, self.seqs)
+        reader, writer, _ = await rawws.open_websocket(self.url)
+        client = SoakClient(reader, writer, self.rng, self.tally, self.seqs)
         await client.initialize()
         others = [t for t in self.plan.live if t not in self.own]
         self.follow = self.rng.sample(others, k=min(2, len(others)))
