@@ -31,11 +31,13 @@ def _free_port() -> int:
         return port
 
 
-def _listen_url(template: str, folder: Path) -> str:
+def listen_url(template: str, folder: Path) -> str:
+    """`template` with its {socket} (a path in `folder`) and {port} (a free loopback port) filled."""
     return template.format(socket=str(folder / "app.sock"), port=_free_port())
 
 
-async def _connect_when_ready(server: StdioServer, listen: str) -> WsClient:
+async def connect_when_ready(server: StdioServer, listen: str) -> WsClient:
+    """The first connection, once the server listens; ListenUnsupported when it never does."""
     deadline = time.monotonic() + _READY_S
     while time.monotonic() < deadline:
         if server.proc.returncode is not None:
@@ -52,7 +54,7 @@ async def _clients(server: StdioServer, listen: str) -> AsyncIterator[list[WsCli
     clients: list[WsClient] = []
     try:
         for _ in range(W8_CLIENTS):
-            client = await _connect_when_ready(server, listen)
+            client = await connect_when_ready(server, listen)
             clients.append(client)
             await client.initialize()
         yield clients
@@ -64,7 +66,7 @@ async def _clients(server: StdioServer, listen: str) -> AsyncIterator[list[WsCli
 async def fan_out(ctx: RunContext) -> Sample:
     """W8: turn/start on the first client → `turn/completed` at the last of all clients."""
     script = [text_reply("warm", deltas=1), reply(message("tok " * W8_DELTAS, deltas=W8_DELTAS))]
-    listen = _listen_url(ctx.target.listen, ctx.folder)
+    listen = listen_url(ctx.target.listen, ctx.folder)
     try:
         async with (
             ctx.fake(script) as fake,
