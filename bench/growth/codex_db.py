@@ -1,0 +1,158 @@
+"""Large Codex homes for the growth curves: copies of one real thread's rollout and state rows.
+
+Codex keeps a thread as a rollout file (JSON lines under ``sessions/``) plus a row in its state
+database (``state_5.sqlite``) and a projection of turns and items (``thread_history_1.sqlite``) it
+brings up to date from the rollout. A template thread (two turns) is made once by the reference
+server against the fake model; copies get their own ids, text, ordinals and file names. Each
+curve checks that Codex reads what was written (turn counts, list pages, search hits).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import shutil
+import sqlite3
+from pathlib import Path
+
+from bench.growth.tether_db import COMMON, FIRST_TEXT, NEEDLE, NEEDLE_EVERY, SECOND_TEXT
+from bench.runner.framework import RunContext, run_turn, start_thread
+
+from tether_testing.script import text_reply
+
+STATE_DB = "state_5.sqlite"
+_UUID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
+_MSG = re.compile(r"msg_\d{6}\b")
+_ORDINAL = re.compile(r'^\{"timestamp":"[^"]*","ordinal":(\d+),')
+
+
+def cache_key() -> str:
+    """Changes with this file's text."""
+    return hashlib.sha256(Path(__file__).read_bytes()).hexdigest()[:10]
+
+
+async def template(ctx: RunContext, root: Path) -> Path:
+    """A Codex home holding one thread of two turns (made once by the reference server)."""
+    home = root / f"codex-template-{cache_key()}"
+    if (home / "ready").exists():
+        return home
+    shutil.rmtree(home, ignore_errors=True)
+    workspace = root / "workspace"
+    workspace.mkdir(parents=True, exist_ok=True)
+    script = [text_reply("first answer", deltas=1), text_reply("second answer", deltas=1)]
+    async with ctx.fake(script) as fake, ctx.server(fake.base_url, home=home) as server:
+        await server.initialize()
+        thread_id = await start_thread(server, workspace)
+        await run_turn(server, thread_id, FIRST_TEXT)
+        await run_turn(server, thread_id, SECOND_TEXT)
+    (home / "ready").write_text(thread_id)
+    return home
+
+
+def _rollout(home: Path, thread_id: str) -> Path:
+    return next((home / "sessions").rglob(f"rollout-*-{thread_id}.jsonl"))
+
+
+def _turns(lines: list[str]) -> tuple[list[str], list[str]]:
+    """The rollout's lines up to the first turn's end, and the second turn's lines."""
+    ends = [n for n, line in enumerate(lines) if '"type":"task_complete"' in line]
+    return lines[: ends[0] + 1], lines[ends[0] + 1 : ends[1] + 1]
+
+
+class _Renamer:
+    """New ids for one copy: each UUID (except those kept) and each fake-model message id."""
+
+    def __init__(self, copy: int, keep: set[str]) -> None:
+        self._suffix = f"{copy:012x}"
+        self._names = {old: old for old in keep}
+
+    def _uuid(self, match: re.Match[str]) -> str:
+        old = match.group(0)
+        if old not in self._names:
+            self._names[old] = f"00000000-{len(self._names):04x}-7000-8000-{self._suffix}"
+        return self._names[old]
+
+    def _msg(self, match: re.Match[str]) -> str:
+        return f"msg_{self._suffix}_{match.group(0)[4:]}"
+
+    def __call__(self, line: str, text: str | None = None) -> str:
+        """`line` with the copy's ids, and the first turn's text replaced by `text`."""
+        line = _MSG.sub(self._msg, _UUID.sub(self._uuid, line))
+        return line.replace(FIRST_TEXT, text) if text is not None else line
+
+
+def _renumber(line: str, shift: int) -> str:
+    match = _ORDINAL.match(line)
+    if match is None or shift == 0:
+        return line
+    start, end = match.span(1)
+    return line[:start] + str(int(match.group(1)) + shift) + line[end:]
+
+
+def build_history(source: Path, dest: Path, turns: int) -> str:
+    """A copy of the template home whose thread has `turns` turns; returns the thread id.
+
+    The second turn's lines are repeated with new ids and ordinals; the state and projection
+    databases are the template's, which Codex brings up to date from the rollout when it reads it.
+    """
+    thread_id = (source / "ready").read_text().strip()
+    shutil.rmtree(dest, ignore_errors=True)
+    shutil.copytree(source, dest)
+    path = _rollout(dest, thread_id)
+    lines = path.read_text().splitlines(keepends=True)
+    first, second = _turns(lines)
+    span = len(second)
+    with path.open("w") as out:
+        out.writelines(first)
+        out.writelines(second)
+        for copy in range(1, max(0, turns - 2) + 1):
+            rename = _Renamer(copy, {thread_id})
+            for line in second:
+                line = _renumber(rename(line), copy * span)
+                out.write(line.replace(SECOND_TEXT, f"turn {copy:07d}"))
+    with sqlite3.connect(dest / STATE_DB) as db:
+        db.execute("UPDATE threads SET rollout_path = ? WHERE id = ?", (str(path), thread_id))
+    return thread_id
+
+
+def build_threads(source: Path, dest: Path, count: int) -> None:
+    """A home with `count` one-turn threads: rollout files and state rows copied from the template."""
+    thread_id = (source / "ready").read_text().strip()
+    shutil.rmtree(dest, ignore_errors=True)
+    shutil.copytree(source, dest, ignore=shutil.ignore_patterns("sessions", "thread_history_*"))
+    template_path = _rollout(source, thread_id)
+    first, _ = _turns(template_path.read_text().splitlines(keepends=True))
+    folder = dest / "sessions" / "2026" / "01" / "01"
+    folder.mkdir(parents=True)
+    db = sqlite3.connect(dest / STATE_DB, isolation_level=None)
+    try:
+        cursor = db.execute("SELECT * FROM threads WHERE id = ?", (thread_id,))
+        columns = [d[0] for d in cursor.description]
+        row = dict(zip(columns, cursor.fetchone(), strict=True))
+        db.execute("BEGIN")
+        db.execute("DELETE FROM threads WHERE id = ?", (thread_id,))
+        rows = (_copy_thread(row, first, folder, template_path.name, copy) for copy in range(1, count + 1))
+        marks = ", ".join("?" * len(columns))
+        db.executemany(f"INSERT INTO threads ({', '.join(columns)}) VALUES ({marks})", rows)
+        db.execute("COMMIT")
+    finally:
+        db.close()
+
+
+def _copy_thread(row: dict[str, object], first: list[str], folder: Path, name: str, copy: int) -> tuple[object, ...]:
+    thread_id = str(row["id"])
+    needle = f" {NEEDLE}" if copy % NEEDLE_EVERY == 0 else ""
+    text = f"{COMMON} thread {copy:07d}{needle}"
+    rename = _Renamer(copy, set())
+    new_id = rename(thread_id)
+    path = folder / name.replace(thread_id, new_id)
+    path.write_text("".join(rename(line, text) for line in first))
+    values = dict(row)
+    for key in ("title", "first_user_message", "preview"):
+        values[key] = str(row[key]).replace(FIRST_TEXT, text)
+    for key in ("created_at", "updated_at", "recency_at"):
+        values[key] = int(row[key]) + copy  # type: ignore[call-overload]
+    for key in ("created_at_ms", "updated_at_ms", "recency_at_ms"):
+        values[key] = int(row[key]) + copy * 1000  # type: ignore[call-overload]
+    values |= {"id": new_id, "rollout_path": str(path)}
+    return tuple(values.values())
