@@ -21,6 +21,10 @@ from bench.runner.targets import Target
 POINT_ERRORS = (RpcError, OSError, RuntimeError, KeyError, ValueError, TimeoutError)
 
 
+class NotAttempted(Exception):
+    """A point this target is not measured at; the message says why."""
+
+
 @dataclass(frozen=True)
 class Series:
     """One number a curve reports at each point (a table column, a plotted line)."""
@@ -63,6 +67,7 @@ class PointContext:
 
 
 Measure = Callable[[PointContext, int], Awaitable[Point]]
+Prepare = Callable[[PointContext, int], Awaitable[object]]
 
 
 @dataclass(frozen=True)
@@ -76,8 +81,9 @@ class Curve:
         xs: the sizes of a full run; quick_xs those of `--quick`.
         series: the numbers reported at each point (RSS last by convention).
         measure: measures one point.
-        budget_s: the time one point may take, preparation included, before the curve stops.
-        extra: per-target arguments appended to the server's command line.
+        budget_s: the time measuring one point may take before the curve stops.
+        prepare: builds (or finds in the cache) what a point needs, untimed, before `measure`.
+        prepare_budget_s: the time `prepare` may take (a first build of a big database).
         explanation: the shape and its cause, written from measurements (shown under the table).
     """
 
@@ -89,10 +95,14 @@ class Curve:
     series: tuple[Series, ...]
     measure: Measure
     budget_s: float = 300.0
+    prepare: Prepare | None = None
+    prepare_budget_s: float = 1800.0
     explanation: str = ""
 
 
-def point_context(curve: Curve, target: Target, scratch: Path, cache: Path, x: int, quick: bool) -> PointContext:
+def point_context(
+    curve: Curve, target: Target, scratch: Path, cache: Path, x: int, quick: bool
+) -> PointContext:
     """Folders for one point: scratch (removed after the run) and the prepared-state cache."""
     folder = scratch / curve.name / target.name / str(x)
     workspace = scratch / "workspace"
@@ -115,14 +125,16 @@ async def run_curve(
             points.append(Point(x, stopped=f"not run: {stop}"))
             continue
         ctx = point_context(curve, target, scratch, cache, x, quick)
+        point = await _prepare(curve, ctx, x, log)
         started = time.perf_counter()
-        try:
-            async with asyncio.timeout(curve.budget_s):
-                point = await curve.measure(ctx, x)
-        except TimeoutError:
-            point = Point(x, stopped=f"over the {curve.budget_s:.0f} s budget per point")
-        except POINT_ERRORS as exc:
-            point = Point(x, stopped=f"{type(exc).__name__}: {exc}"[:200])
+        if point is None:
+            try:
+                async with asyncio.timeout(curve.budget_s):
+                    point = await curve.measure(ctx, x)
+            except TimeoutError:
+                point = Point(x, stopped=f"over the {curve.budget_s:.0f} s budget per point")
+            except POINT_ERRORS as exc:
+                point = Point(x, stopped=f"{type(exc).__name__}: {exc}"[:200])
         point.seconds = time.perf_counter() - started
         point.load = os.getloadavg()
         if point.stopped is not None:
@@ -130,6 +142,26 @@ async def run_curve(
         points.append(point)
         log(f"{curve.name} {target.name:<7} x={x:<9,} ({point.seconds:6.1f} s) {describe(point)}")
     return points
+
+
+async def _prepare(curve: Curve, ctx: PointContext, x: int, log: Callable[[str], None]) -> Point | None:
+    """Run the curve's preparation for `x`; a Point saying why it stopped, or None when ready."""
+    if curve.prepare is None:
+        return None
+    started = time.perf_counter()
+    try:
+        async with asyncio.timeout(curve.prepare_budget_s):
+            await curve.prepare(ctx, x)
+    except NotAttempted as exc:
+        return Point(x, stopped=f"not attempted: {exc}")
+    except TimeoutError:
+        return Point(x, stopped=f"preparing took over {curve.prepare_budget_s:.0f} s")
+    except POINT_ERRORS as exc:
+        return Point(x, stopped=f"preparing failed: {type(exc).__name__}: {exc}"[:200])
+    took = time.perf_counter() - started
+    if took > 1:
+        log(f"{curve.name} {ctx.run.target.name:<7} x={x:<9,} prepared in {took:.0f} s")
+    return None
 
 
 def describe(point: Point) -> str:

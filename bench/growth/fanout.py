@@ -10,12 +10,13 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import time
 from collections.abc import AsyncIterator
 
 from bench.growth.curve import Curve, Point, PointContext, Series
 from bench.runner.framework import bounded_gather, percentile, run_turn, start_thread
-from bench.runner.rpc import StdioServer, WsClient
+from bench.runner.rpc import Json, StdioServer, WsClient
 from bench.runner.targets import tree_rss_mb
 from bench.runner.ws_workloads import DELTA, connect_when_ready, listen_url
 
@@ -64,10 +65,10 @@ async def measure(ctx: PointContext, count: int) -> Point:
         async def subscribe(client: WsClient) -> None:
             await client.request("thread/resume", {"threadId": thread_id, "excludeTurns": True})
 
-        await bounded_gather([lambda c=c: subscribe(c) for c in clients[1:]], CONNECT_IN_FLIGHT)
+        await bounded_gather([functools.partial(subscribe, c) for c in clients[1:]], CONNECT_IN_FLIGHT)
         arrivals: list[list[float]] = [[] for _ in clients]
         for client, seen in zip(clients, arrivals, strict=True):
-            client.watch(DELTA, lambda _params, at, seen=seen: seen.append(at))
+            client.watch(DELTA, functools.partial(_arrived, seen))
         latencies: list[float] = []
         for _ in range(turns):
             latencies += await _one_turn(owner, clients, arrivals, thread_id)
@@ -78,6 +79,10 @@ async def measure(ctx: PointContext, count: int) -> Point:
     if missing:
         point.notes.append(f"{missing} of {count * turns} deltas did not arrive")
     return point
+
+
+def _arrived(seen: list[float], _params: Json, at: float) -> None:
+    seen.append(at)
 
 
 async def _one_turn(

@@ -7,7 +7,10 @@ import shutil
 from pathlib import Path
 
 from bench.growth import codex_db, tether_db
-from bench.growth.curve import PointContext
+from bench.growth.curve import NotAttempted, PointContext
+
+# Codex keeps a rollout file of ~41 kB per thread: a million would be 41 GB of scratch disk.
+CODEX_MAX_THREADS = 100_000
 
 
 async def history_home(ctx: PointContext, turns: int) -> tuple[Path, str]:
@@ -30,6 +33,8 @@ async def history_home(ctx: PointContext, turns: int) -> tuple[Path, str]:
 
 async def threads_home(ctx: PointContext, count: int) -> Path:
     """A home holding `count` one-turn threads."""
+    if ctx.run.target.name == "codex" and count > CODEX_MAX_THREADS:
+        raise NotAttempted(f"over {CODEX_MAX_THREADS:,} threads (41 kB of rollout files each)")
     if ctx.run.target.name == "codex":
         source = await codex_db.template(ctx.run, ctx.prepared)
         home = ctx.prepared / f"threads-{count}-{codex_db.cache_key()}"

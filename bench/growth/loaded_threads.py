@@ -14,6 +14,8 @@ from tether_testing.script import text_reply
 TURNS, QUICK_TURNS = 100, 30
 IN_FLIGHT = 32
 SETTLE_S = 0.5
+# Loading stops here, so that a slow thread/start is reported with how far it got.
+LOAD_BUDGET_S = 240.0
 
 
 async def measure(ctx: PointContext, loaded: int) -> Point:
@@ -25,10 +27,19 @@ async def measure(ctx: PointContext, loaded: int) -> Point:
         measured = await start_thread(server, run.workspace)  # the first start pays for lazy set-up
         started = time.perf_counter()
 
-        async def one() -> None:
-            await start_thread(server, run.workspace)
+        started_count = 1
 
-        await bounded_gather([one] * (loaded - 1), IN_FLIGHT)
+        async def one() -> None:
+            nonlocal started_count
+            await start_thread(server, run.workspace)
+            started_count += 1
+
+        try:
+            async with asyncio.timeout(LOAD_BUDGET_S):
+                await bounded_gather([one] * (loaded - 1), IN_FLIGHT)
+        except TimeoutError:
+            stop = f"{started_count:,} threads started in the {LOAD_BUDGET_S:.0f} s loading budget"
+            return Point(loaded, stopped=stop)
         load_s = time.perf_counter() - started
         await run_turn(server, measured)  # warm-up: the first turn's costs are start-up's business
         latencies: list[float] = []

@@ -60,5 +60,6 @@ CURVE = Curve(
         Series("rss_mb", "RSS after the resume", "MB"),
     ),
     measure=measure,
+    prepare=history_home,
     budget_s=600.0,
 )

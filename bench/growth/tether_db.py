@@ -10,7 +10,6 @@ key that changes with this file and the schema version.
 
 from __future__ import annotations
 
-import hashlib
 import shutil
 import sqlite3
 from pathlib import Path
@@ -20,6 +19,7 @@ from bench.runner.framework import RunContext, run_turn, start_thread
 from tether_server.store.migrations import SCHEMA_VERSION
 from tether_testing.script import text_reply
 
+BUILD_VERSION = 1
 DB_FILE = "tether.sqlite"
 FIRST_TEXT, SECOND_TEXT = "ALPHA_MARK", "BRAVO_MARK"
 NEEDLE = "needle"
@@ -31,9 +31,8 @@ ID_KINDS = 8
 
 
 def cache_key() -> str:
-    """Changes with this file's text and the store's schema version."""
-    digest = hashlib.sha256(Path(__file__).read_bytes() + str(SCHEMA_VERSION).encode())
-    return digest.hexdigest()[:10]
+    """Names cached databases: bump BUILD_VERSION whenever what the builder writes changes."""
+    return f"v{BUILD_VERSION}-s{SCHEMA_VERSION}"
 
 
 async def template(ctx: RunContext, root: Path) -> Path:
@@ -61,7 +60,9 @@ class _Template:
         self.thread_id = thread_id
         turns = db.execute("SELECT turn_id FROM turns WHERE thread_id = ? ORDER BY ordinal", (thread_id,))
         self.turn_ids: list[str] = [row[0] for row in turns]
-        items = db.execute("SELECT item_id, turn_id FROM items WHERE thread_id = ? ORDER BY ordinal", (thread_id,))
+        items = db.execute(
+            "SELECT item_id, turn_id FROM items WHERE thread_id = ? ORDER BY ordinal", (thread_id,)
+        )
         self.items: list[tuple[str, str]] = [(row[0], row[1]) for row in items]
         # Events carry no turn id column: the first turn's end at its turn/completed.
         row = db.execute(
@@ -163,8 +164,8 @@ def _gen(db: sqlite3.Connection, count: int) -> None:
     ids = ", ".join(f"printf('00000000-{k:04x}-7000-8000-%012x', i)" for k in kinds)
     db.execute(
         "INSERT INTO gen WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < ?) "
-        f"SELECT i, {ids} FROM n",
-        (count,),
+        f"SELECT i, {ids} FROM n WHERE i <= ?",  # the recursion's first row is there even for 0
+        (count, count),
     )
 
 
