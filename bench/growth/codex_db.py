@@ -20,8 +20,7 @@ from bench.runner.framework import RunContext, run_turn, start_thread
 from tether_testing.script import text_reply
 
 STATE_DB = "state_5.sqlite"
-_UUID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
-_MSG = re.compile(r"msg_\d{6}\b")
+_IDS = re.compile(r"([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}|msg_\d{6}\b)")
 _ORDINAL = re.compile(r'^\{"timestamp":"[^"]*","ordinal":(\d+),')
 
 
@@ -61,26 +60,36 @@ def _turns(lines: list[str]) -> tuple[list[str], list[str]]:
     return lines[: ends[0] + 1], lines[ends[0] + 1 : ends[1] + 1]
 
 
-class _Renamer:
-    """New ids for one copy: each UUID (except those kept) and each fake-model message id."""
+class _Copier:
+    """A text whose ids get renamed per copy: split once at its ids, so each copy is a join.
 
-    def __init__(self, copy: int, keep: set[str]) -> None:
-        self._suffix = f"{copy:012x}"
-        self._names = {old: old for old in keep}
+    Ids are UUIDs (a copy's: ``00000000-<kind>-7000-8000-<copy>``) and the fake model's message
+    ids; those in `keep` stay.
+    """
 
-    def _uuid(self, match: re.Match[str]) -> str:
-        old = match.group(0)
-        if old not in self._names:
-            self._names[old] = f"00000000-{len(self._names):04x}-7000-8000-{self._suffix}"
-        return self._names[old]
+    def __init__(self, text: str, keep: set[str]) -> None:
+        self._pieces = _IDS.split(text)
+        self._olds = list(dict.fromkeys(self._pieces[1::2]))
+        self._keep = keep
 
-    def _msg(self, match: re.Match[str]) -> str:
-        return f"msg_{self._suffix}_{match.group(0)[4:]}"
+    def names(self, copy: int) -> dict[str, str]:
+        """Old id → the copy's id."""
+        suffix = f"{copy:012x}"
+        names = {}
+        for kind, old in enumerate(self._olds):
+            if old in self._keep:
+                names[old] = old
+            elif old.startswith("msg_"):
+                names[old] = f"msg_{suffix}_{old[4:]}"
+            else:
+                names[old] = f"00000000-{kind:04x}-7000-8000-{suffix}"
+        return names
 
-    def __call__(self, line: str, text: str | None = None) -> str:
-        """`line` with the copy's ids, and the first turn's text replaced by `text`."""
-        line = _MSG.sub(self._msg, _UUID.sub(self._uuid, line))
-        return line.replace(FIRST_TEXT, text) if text is not None else line
+    def copy(self, names: dict[str, str]) -> str:
+        """The text with `names` applied."""
+        pieces = list(self._pieces)
+        pieces[1::2] = [names[old] for old in pieces[1::2]]
+        return "".join(pieces)
 
 
 def _renumber(line: str, shift: int) -> str:
@@ -104,14 +113,13 @@ def build_history(source: Path, dest: Path, turns: int) -> str:
     lines = path.read_text().splitlines(keepends=True)
     first, second = _turns(lines)
     span = len(second)
+    copier = _Copier("".join(second), {thread_id})
     with path.open("w") as out:
         out.writelines(first)
         out.writelines(second)
         for copy in range(1, max(0, turns - 2) + 1):
-            rename = _Renamer(copy, {thread_id})
-            for line in second:
-                line = _renumber(rename(line), copy * span)
-                out.write(line.replace(SECOND_TEXT, f"turn {copy:07d}"))
+            block = copier.copy(copier.names(copy)).replace(SECOND_TEXT, f"turn {copy:07d}")
+            out.writelines(_renumber(line, copy * span) for line in block.splitlines(keepends=True))
     with sqlite3.connect(dest / STATE_DB) as db:
         db.execute("UPDATE threads SET rollout_path = ? WHERE id = ?", (str(path), thread_id))
     return thread_id
@@ -133,7 +141,8 @@ def build_threads(source: Path, dest: Path, count: int) -> None:
         row = dict(zip(columns, cursor.fetchone(), strict=True))
         db.execute("BEGIN")
         db.execute("DELETE FROM threads WHERE id = ?", (thread_id,))
-        rows = (_copy_thread(row, first, folder, template_path.name, copy) for copy in range(1, count + 1))
+        copier = _Copier("".join(first), set())
+        rows = (_copy_thread(row, copier, folder, template_path.name, copy) for copy in range(1, count + 1))
         marks = ", ".join("?" * len(columns))
         db.executemany(f"INSERT INTO threads ({', '.join(columns)}) VALUES ({marks})", rows)
         db.execute("COMMIT")
@@ -142,15 +151,15 @@ def build_threads(source: Path, dest: Path, count: int) -> None:
 
 
 def _copy_thread(
-    row: dict[str, object], first: list[str], folder: Path, name: str, copy: int
+    row: dict[str, object], copier: _Copier, folder: Path, name: str, copy: int
 ) -> tuple[object, ...]:
     thread_id = str(row["id"])
     needle = f" {NEEDLE}" if copy % NEEDLE_EVERY == 0 else ""
     text = f"{COMMON} thread {copy:07d}{needle}"
-    rename = _Renamer(copy, set())
-    new_id = rename(thread_id)
+    names = copier.names(copy)
+    new_id = names[thread_id]
     path = folder / name.replace(thread_id, new_id)
-    path.write_text("".join(rename(line, text) for line in first))
+    path.write_text(copier.copy(names).replace(FIRST_TEXT, text))
     values = dict(row)
     for key in ("title", "first_user_message", "preview"):
         values[key] = str(row[key]).replace(FIRST_TEXT, text)
