@@ -24,13 +24,15 @@ from tether_testing.script import text_reply
 
 TURNS, QUICK_TURNS = 20, 10
 CONNECT_IN_FLIGHT = 32
+# A loaded machine can take this long to start a server (the runner's 20 s is for quiet ones).
+READY_S = 120.0
 # Tether caps socket connections (512 by default); the bench raises the cap above its largest point.
 EXTRA_ARGS = {"tether": ["--max-connections", "4096", "--max-connections-per-peer", "4096"]}
 
 
 @contextlib.asynccontextmanager
 async def _clients(server: StdioServer, listen: str, count: int) -> AsyncIterator[list[WsClient]]:
-    first = await connect_when_ready(server, listen)
+    first = await connect_when_ready(server, listen, READY_S)
     clients = [first]
     try:
         await first.initialize()

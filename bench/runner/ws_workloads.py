@@ -36,9 +36,9 @@ def listen_url(template: str, folder: Path) -> str:
     return template.format(socket=str(folder / "app.sock"), port=_free_port())
 
 
-async def connect_when_ready(server: StdioServer, listen: str) -> WsClient:
+async def connect_when_ready(server: StdioServer, listen: str, ready_s: float = _READY_S) -> WsClient:
     """The first connection, once the server listens; ListenUnsupported when it never does."""
-    deadline = time.monotonic() + _READY_S
+    deadline = time.monotonic() + ready_s
     while time.monotonic() < deadline:
         if server.proc.returncode is not None:
             raise ListenUnsupported(f"exited {server.proc.returncode}: {server.stderr_tail(2)}")
@@ -46,7 +46,7 @@ async def connect_when_ready(server: StdioServer, listen: str) -> WsClient:
             return await WsClient.connect(listen)
         except OSError:
             await asyncio.sleep(0.02)  # polling for the listener to come up; nothing to wait on
-    raise ListenUnsupported(f"nothing accepted on {listen} within {_READY_S:.0f} s")
+    raise ListenUnsupported(f"nothing accepted on {listen} within {ready_s:.0f} s")
 
 
 @contextlib.asynccontextmanager
