@@ -80,9 +80,12 @@ the matching threads are looked up first and sorted: the same query takes 1.5 ms
 cap the walk stays (it stops early when matches are dense). The store tests run every search path
 against the in-memory twin (`tests/unit/store/`).
 
-RSS is flat (SQLite's page cache is bounded). Codex: its state database answers list pages, but
-its searches read more than the index: see the table; it stops at 100k threads (41 kB of rollout
-files per thread).
+RSS is flat (SQLite's page cache is bounded). Codex (under load 10-30): start-up flat, a list
+page 4 ms → 0.64 s → 1.15 s at 0, 10k and 100k threads, and a search 14-18 s at 10k and 100k
+(both found the right threads): its search reads rollout files rather than an index. Codex stops
+at 100k threads (41 kB of rollout files per thread). The 1M point for Tether needs a 9.5 GB
+database (~2 min to build on a quiet machine, far longer under load); before the fix it measured
+1.5 ms per page, 144 ms for the rare word and 11 ms for the common one (load ~5).
 """
 
 CURVE = Curve(

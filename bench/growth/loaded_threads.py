@@ -55,7 +55,7 @@ async def measure(ctx: PointContext, loaded: int) -> Point:
         "start_ms": load_s * 1000 / (loaded - 1) if loaded > 1 else None,
         "rss_mb": rss,
     }
-    return Point(loaded, values, notes=[f"{turns} turns"] if loaded == 1 else [])
+    return Point(loaded, values)
 
 
 EXPLANATION = """

@@ -80,7 +80,7 @@ def markdown(curve: Curve, document: Json) -> str:
         header = [curve.x_label, *(f"{s.label} ({s.unit})" for s in curve.series), "load 1/5/15", "s"]
         lines += ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
         for p in points:
-            load = "/".join(f"{v:.1f}" for v in p["load"])
+            load = "/".join(f"{v:.1f}" for v in p["load"]) if any(p["load"]) else "—"
             if p["stopped"]:
                 cells = [f"stopped: {p['stopped']}", *([""] * (len(curve.series) - 1))]
             else:
