@@ -32,12 +32,14 @@ def _free_port() -> int:
         return port
 
 
-def _listen_url(template: str, folder: Path) -> str:
+def listen_url(template: str, folder: Path) -> str:
+    """`template` with its {socket} (a path in `folder`) and {port} (a free loopback port) filled."""
     return template.format(socket=str(folder / "app.sock"), port=_free_port())
 
 
-async def _connect_when_ready(server: StdioServer, listen: str) -> WsClient:
-    deadline = time.monotonic() + _READY_S
+async def connect_when_ready(server: StdioServer, listen: str, ready_s: float = _READY_S) -> WsClient:
+    """The first connection, once the server listens; ListenUnsupported when it never does."""
+    deadline = time.monotonic() + ready_s
     while time.monotonic() < deadline:
         if server.proc.returncode is not None:
             raise ListenUnsupported(f"exited {server.proc.returncode}: {server.stderr_tail(2)}")
@@ -45,7 +47,7 @@ async def _connect_when_ready(server: StdioServer, listen: str) -> WsClient:
             return await WsClient.connect(listen)
         except OSError:
             await asyncio.sleep(0.02)  # polling for the listener to come up; nothing to wait on
-    raise ListenUnsupported(f"nothing accepted on {listen} within {_READY_S:.0f} s")
+    raise ListenUnsupported(f"nothing accepted on {listen} within {ready_s:.0f} s")
 
 
 @contextlib.asynccontextmanager
@@ -53,7 +55,7 @@ async def _clients(server: StdioServer, listen: str) -> AsyncIterator[list[WsCli
     clients: list[WsClient] = []
     try:
         for _ in range(W8_CLIENTS):
-            client = await _connect_when_ready(server, listen)
+            client = await connect_when_ready(server, listen)
             clients.append(client)
             await client.initialize()
         yield clients
@@ -65,7 +67,7 @@ async def _clients(server: StdioServer, listen: str) -> AsyncIterator[list[WsCli
 async def fan_out(ctx: RunContext) -> Sample:
     """W8: turn/start on the first client → `turn/completed` at the last of all clients."""
     script = [text_reply("warm", deltas=1), reply(message("tok " * W8_DELTAS, deltas=W8_DELTAS))]
-    listen = _listen_url(ctx.target.listen, ctx.folder)
+    listen = listen_url(ctx.target.listen, ctx.folder)
     try:
         async with (
             ctx.fake(script) as fake,

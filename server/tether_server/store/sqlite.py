@@ -62,7 +62,14 @@ class SqliteThreadStore:
     read never sees half of a batch being written.
     """
 
-    def __init__(self, path: Path, *, busy_timeout_ms: int = 5000, search_probe_window: int = 1000) -> None:
+    def __init__(
+        self,
+        path: Path,
+        *,
+        busy_timeout_ms: int = 5000,
+        search_probe_window: int = 1000,
+        search_match_cap: int = 10_000,
+    ) -> None:
         """Create a store for `path` (opened by `open()`).
 
         Args:
@@ -71,10 +78,14 @@ class SqliteThreadStore:
             search_probe_window: an ASCII search first scans this many listed threads in page
                 order (fast when the term is common), then asks the full-text index (fast when
                 it is rare); 0 always asks the index.
+            search_match_cap: an index search with fewer matching texts than this looks the
+                matching threads up and sorts them; with more it walks the listed threads in page
+                order, testing each (cheaper once most threads match).
         """
         self.path = path
         self._busy_timeout_ms = busy_timeout_ms
         self._probe_window = search_probe_window
+        self._match_cap = search_match_cap
         self._conn: aiosqlite.Connection | None = None
         self._lock = asyncio.Lock()
 
@@ -143,7 +154,14 @@ class SqliteThreadStore:
                 seen = await _fetch(conn, *q.window_size_sql(query, after, window))
                 if seen[0][0] < window:
                     return rows
+            if term is not None and await self._few_matches(conn, term):
+                return await _fetch(conn, *q.matched_threads_sql(query, after, term, fetch))
             return await _fetch(conn, *q.list_threads_sql(query, after, term, fetch))
+
+    async def _few_matches(self, conn: aiosqlite.Connection, term: str) -> bool:
+        """Whether the full-text index matches fewer texts than the cap (False: not an index search)."""
+        counting = q.count_matches_sql(term, self._match_cap)
+        return counting is not None and (await _fetch(conn, *counting))[0][0] < self._match_cap
 
     async def list_turns(
         self, thread_id: str, *, cursor: str | None, limit: int, direction: SortDirection

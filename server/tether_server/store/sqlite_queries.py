@@ -79,13 +79,16 @@ def _add_in(where: list[str], params: list[Any], column: str, values: Sequence[s
         params.extend(values)
 
 
+def _fts_phrase(term: str) -> str:
+    return '"' + term.replace('"', '""') + '"'
+
+
 def _search_clause(term: str) -> tuple[str, str]:
     if len(term) >= _MIN_FTS_TERM:
-        phrase = '"' + term.replace('"', '""') + '"'
         return (
             "id IN (SELECT thread_id FROM search_docs WHERE id IN "
             "(SELECT rowid FROM search_fts WHERE search_fts MATCH ?))",
-            phrase,
+            _fts_phrase(term),
         )
     if not term.isascii():
         # LIKE folds ASCII case only; below trigram length a Unicode term needs the Python rule.
@@ -128,6 +131,31 @@ def list_threads_sql(
         params.append(value)
     sql = f"SELECT {THREAD_COLUMNS} FROM threads WHERE {where} ORDER BY {order} LIMIT ?"
     return sql, [*params, fetch]
+
+
+def count_matches_sql(term: str, cap: int) -> tuple[str, list[Any]] | None:
+    """How many search texts the full-text index matches, counting up to `cap`; None below trigrams."""
+    if len(term) < _MIN_FTS_TERM:
+        return None
+    sql = "SELECT count(*) FROM (SELECT 1 FROM search_fts WHERE search_fts MATCH ? LIMIT ?)"
+    return sql, [_fts_phrase(term), cap]
+
+
+def matched_threads_sql(
+    query: ThreadQuery, after: Position | None, term: str, fetch: int
+) -> tuple[str, list[Any]]:
+    """The page from the threads the full-text index matches, looked up first and then sorted.
+
+    For a term with few matches. Left to itself SQLite walks the sort index over every listed
+    thread, testing each against the matches: a million threads for a page of rare, old matches.
+    """
+    where, params, order = _listed(query, after)
+    sql = (
+        f"SELECT {THREAD_COLUMNS} FROM (SELECT DISTINCT thread_id AS match_id FROM search_docs "
+        "WHERE id IN (SELECT rowid FROM search_fts WHERE search_fts MATCH ?)) AS m "
+        f"CROSS JOIN threads ON id = m.match_id WHERE {where} ORDER BY {order} LIMIT ?"
+    )
+    return sql, [_fts_phrase(term), *params, fetch]
 
 
 def probe_threads_sql(

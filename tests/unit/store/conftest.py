@@ -11,17 +11,22 @@ from tether_server.store.base import ThreadStore
 from tether_server.store.memory import MemoryThreadStore
 from tether_server.store.sqlite import SqliteThreadStore
 
-# SQLite searches either scan a window of threads in page order or use the full-text index; the
-# variants force each path (and their mix while paging) so both keep the same behaviour.
-SQLITE_PROBE_WINDOWS = {"sqlite": 1000, "sqlite-index-only": 0, "sqlite-small-window": 2}
+# SQLite searches either scan a window of threads in page order or use the full-text index, whose
+# matches are looked up first (fewer than the cap) or tested while walking the listed threads;
+# the variants force each path (and their mix while paging) so all keep the same behaviour.
+SQLITE_SEARCH_VARIANTS = {
+    "sqlite": {},
+    "sqlite-index-only": {"search_probe_window": 0},
+    "sqlite-index-walk": {"search_probe_window": 0, "search_match_cap": 0},
+    "sqlite-small-window": {"search_probe_window": 2},
+}
 
 
-@pytest.fixture(params=["memory", *SQLITE_PROBE_WINDOWS])
+@pytest.fixture(params=["memory", *SQLITE_SEARCH_VARIANTS])
 async def store(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIterator[ThreadStore]:
     chosen: ThreadStore = MemoryThreadStore()
-    if request.param in SQLITE_PROBE_WINDOWS:
-        window = SQLITE_PROBE_WINDOWS[request.param]
-        chosen = SqliteThreadStore(tmp_path / "tether.db", search_probe_window=window)
+    if request.param in SQLITE_SEARCH_VARIANTS:
+        chosen = SqliteThreadStore(tmp_path / "tether.db", **SQLITE_SEARCH_VARIANTS[request.param])
     await chosen.open()
     yield chosen
     await chosen.close()

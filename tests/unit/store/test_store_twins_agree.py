@@ -61,11 +61,17 @@ async def all_pages(store: ThreadStore, query: ThreadQuery) -> list[Page[ThreadR
     return pages
 
 
-@pytest.mark.parametrize("probe_window", [1000, 0, 3])
-async def test_both_stores_page_through_random_queries_identically(tmp_path: Path, probe_window: int) -> None:
+# (probe window, match cap): the cap picks how an index search pages, matches looked up first
+# (cap above every count) or the listed threads walked in page order (cap 0).
+@pytest.mark.parametrize(("probe_window", "match_cap"), [(1000, 10_000), (0, 10_000), (0, 0), (3, 0), (3, 5)])
+async def test_both_stores_page_through_random_queries_identically(
+    tmp_path: Path, probe_window: int, match_cap: int
+) -> None:
     rng = random.Random(probe_window)
     memory = MemoryThreadStore()
-    sqlite = SqliteThreadStore(tmp_path / "tether.db", search_probe_window=probe_window)
+    sqlite = SqliteThreadStore(
+        tmp_path / "tether.db", search_probe_window=probe_window, search_match_cap=match_cap
+    )
     await sqlite.open()
     try:
         for n in range(80):
