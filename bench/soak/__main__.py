@@ -18,6 +18,7 @@ import contextlib
 import os
 import random
 import shutil
+import signal
 import socket
 import sys
 import tempfile
@@ -159,6 +160,10 @@ async def soak(args: argparse.Namespace) -> int:
         f"soak: seed {seed}, {args.duration:.0f} s, {args.clients} clients, {args.threads} threads, "
         f"home {home}"
     )
+    # SIGTERM (or SIGINT, ignored in background jobs) ends the soak early; the daemon is still stopped.
+    current = asyncio.current_task()
+    assert current is not None
+    asyncio.get_running_loop().add_signal_handler(signal.SIGTERM, current.cancel)
     async with FakeResponsesServer() as fake:
         feeder = asyncio.create_task(keep_model_fed(fake, rng, stop_feeding))
         port = _free_port()
@@ -238,7 +243,7 @@ def _report(tally: Tally, samples: list[Sample], code: int | None, csv_path: Pat
 
 def main() -> int:
     args = _args()
-    with contextlib.suppress(KeyboardInterrupt):
+    with contextlib.suppress(KeyboardInterrupt, asyncio.CancelledError):
         return asyncio.run(soak(args))
     return 130
 

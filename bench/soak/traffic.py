@@ -159,16 +159,30 @@ class Driver:
     async def connect(self, *, after_seq: bool) -> None:
         reader, writer, _ = await rawws.open_websocket(self.url)
         client = SoakClient(reader, writer, self.rng, self.tally, self.seqs)
-        await client.initialize()
-        others = [t for t in self.plan.live if t not in self.own]
-        self.follow = self.rng.sample(others, k=min(2, len(others)))
-        for tid in [*self.own, *self.follow]:
-            params: Json = {"threadId": tid}
-            if after_seq and tid in self.seqs:
-                params["afterSeq"] = self.seqs[tid]
-                client.resumed_after[tid] = self.seqs[tid]
-            await client.request("thread/resume", params)
+        try:
+            await client.initialize()
+            others = [t for t in self.plan.live if t not in self.own]
+            self.follow = self.rng.sample(others, k=min(2, len(others)))
+            for tid in [*self.own, *self.follow]:
+                await self._resume(client, tid, after_seq=after_seq)
+        except BaseException:
+            # A client that failed half-way is closed, not dropped: an open socket nobody reads
+            # would count against the daemon (the first hour-long soak held 45 of them).
+            await client.close()
+            raise
         self.client = client
+
+    async def _resume(self, client: SoakClient, tid: str, *, after_seq: bool) -> None:
+        params: Json = {"threadId": tid}
+        if after_seq and tid in self.seqs:
+            params["afterSeq"] = self.seqs[tid]
+            client.resumed_after[tid] = self.seqs[tid]
+        try:
+            await client.request("thread/resume", params)
+        except RpcError:
+            if tid in self.plan.live:
+                raise
+            self.follow = [t for t in self.follow if t != tid]  # its owner deleted it meanwhile
 
     async def run(self, deadline: float) -> None:
         loop = asyncio.get_running_loop()
