@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from tether_protocol.methods import CLIENT_METHODS
 from tether_protocol.v2.notifications import ConfigWarningNotification
-from tether_server import __version__, log, metrics, telemetry
+from tether_server import __version__, log, metrics, telemetry, warm_up
 from tether_server.auth import Credentials
 from tether_server.config import Config, LoadedConfig, prepare_home, resolve_api_key
 from tether_server.config.model import OtelExporter
@@ -246,7 +246,7 @@ class App:
         processor_mcp.wire_up(state, mcp)
         unloader = IdleUnloader(state, float(self.loaded.config.thread_unload_delay_secs))
         subscriptions.on_idle = unloader.on_idle
-        subscriptions.on_subscribe = unloader.cancel
+        subscriptions.on_subscribe = functools.partial(_on_subscribe, unloader)
         dispatcher = Dispatcher(
             CLIENT_METHODS,
             build_routes(state),
@@ -371,3 +371,9 @@ async def _on_disconnect(state: ServerState, conn: Connection) -> None:
     if state.dynamic is not None:
         state.dynamic.connection_closed(conn)
     await command.close_connection(state, conn)
+
+
+def _on_subscribe(unloader: IdleUnloader, thread_id: str) -> None:
+    unloader.cancel(thread_id)
+    # A client that opens a thread starts a turn next: load the model provider meanwhile.
+    warm_up.start_once()

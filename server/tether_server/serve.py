@@ -18,7 +18,7 @@ from typing import Any
 
 from websockets.asyncio.server import Server, ServerConnection, serve, unix_serve
 
-from tether_server import log, warm_up
+from tether_server import log
 from tether_server.app import App
 from tether_server.errors import ConfigError
 from tether_server.rpc.connection import Connection
@@ -60,7 +60,6 @@ class Listeners:
         self._dispatcher = await self.app.start()
         try:
             await self._open_listeners()
-            warm_up.start()
             self._install_signals()
             for name in self._front.signals if self._front else ():
                 self._on_signal(name)  # arrived after the stdio front's early answer

@@ -156,6 +156,15 @@ def span(name: str, attributes: Mapping[str, Any] | None = None, *, current: boo
         live.end()
 
 
+def record(name: str, attributes: Mapping[str, Any], start_ns: int, end_ns: int) -> None:
+    """A span for work already done before telemetry was running (the stdio front's `initialize`)."""
+    tracer = _state.tracer
+    if tracer is None:
+        return
+    attrs = {k: v for k, v in attributes.items() if v is not None}
+    tracer.start_span(name, attributes=attrs, start_time=start_ns).end(end_time=end_ns)
+
+
 def export_log(_logger: WrappedLogger, method: str, event: EventDict) -> EventDict:
     """structlog processor: a copy of each line to the OTel log exporter (no-op when not configured)."""
     otel_logger = _state.otel_logger

@@ -1,10 +1,11 @@
 """What the first turn would otherwise load while its user waits, loaded once the daemon serves.
 
 The model provider (httpx, its transports, TLS set-up) stays off the start-up path so that
-`initialize` and `thread/start` are answered fast; but a client that starts a thread starts a turn
+`initialize` and `thread/start` are answered fast; but a client that opens a thread starts a turn
 next, and importing it then puts ~100 ms into that turn's first delta. A background thread loads it
-as soon as the listeners are up: the import lock makes a turn that comes first wait for the same
-import rather than run it twice.
+when the first thread is opened (not at start: a daemon that only serves files or commands never
+needs it); the import lock makes a turn that comes first wait for the same import rather than run
+it twice.
 """
 
 from __future__ import annotations
@@ -30,11 +31,15 @@ MODULES = (
 )
 
 
-def start() -> threading.Thread:
-    """Begin loading `MODULES` in a daemon thread (it must never hold up an exit)."""
-    thread = threading.Thread(target=_load, name="tether-warm-up", daemon=True)
-    thread.start()
-    return thread
+_started = threading.Event()
+
+
+def start_once() -> None:
+    """Begin loading `MODULES` in a daemon thread (it must never hold up an exit), the first time."""
+    if _started.is_set():
+        return
+    _started.set()
+    threading.Thread(target=_load, name="tether-warm-up", daemon=True).start()
 
 
 def _load() -> None:

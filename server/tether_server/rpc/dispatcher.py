@@ -262,6 +262,10 @@ class Dispatcher:
         conn.client_version = hello.client_version
         conn.initialized = True
         _log.debug("connection.initialized_early", connection_id=conn.id, client=hello.client_name)
+        method = "initialize"
+        telemetry.record(
+            method, {"rpc.system": "jsonrpc", "rpc.method": method}, hello.received_ns, hello.answered_ns
+        )
         if self._on_initialized is not None:
             await self._on_initialized(conn)
 

@@ -14,6 +14,7 @@ import json
 import os
 import platform
 import re
+import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -63,7 +64,15 @@ class Hello:
     """A connection's handshake as the front answered it: what the dispatcher records at
     `initialize` (client, capabilities), handed to the full server."""
 
-    __slots__ = ("client_name", "client_version", "experimental_api", "opt_out", "request_id")
+    __slots__ = (
+        "answered_ns",
+        "client_name",
+        "client_version",
+        "experimental_api",
+        "opt_out",
+        "received_ns",
+        "request_id",
+    )
 
     def __init__(
         self,
@@ -78,6 +87,9 @@ class Hello:
         self.client_version = client_version
         self.experimental_api = experimental_api
         self.opt_out = opt_out
+        # Wall-clock span of the early answer, for the `initialize` span the server records later.
+        self.received_ns = time.time_ns()
+        self.answered_ns = self.received_ns
 
 
 class _NotPlain(ValueError):
@@ -184,5 +196,6 @@ def answer_first_frame(
             view = view[os.write(stdout_fd, view) :]
     except OSError:  # the client is gone; the server finds out on its own first write
         pass
+    hello.answered_ns = time.time_ns()
     del prefill.frames[0]
     return prefill, hello
