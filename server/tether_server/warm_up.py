@@ -48,5 +48,5 @@ def _load() -> None:
             importlib.import_module(name)
         except ModuleNotFoundError:
             _log.debug("warm_up.missing", module=name)
-        except Exception as exc:  # noqa: BLE001 - the turn that needs it imports it again and reports it
+        except ImportError as exc:  # the turn that needs it imports it again and reports it
             _log.warning("warm_up.failed", module=name, error=str(exc))
