@@ -31,6 +31,7 @@ from tether_server.processor.read_marks import ReadMarks
 from tether_server.processor.state import ServerState
 from tether_server.processor.subscriptions import Subscriptions
 from tether_server.providers.base import ModelProvider, ProviderSettings
+from tether_server.providers.deferred import DeferredProvider, responses_loaded
 
 if TYPE_CHECKING:
     from tether_server.providers.responses import ResponsesProvider
@@ -83,6 +84,10 @@ class Providers:
         self._retired: list[ResponsesProvider] = []
 
     def __call__(self, provider_id: str) -> ModelProvider:
+        if provider_id not in self._cache and not responses_loaded():
+            # httpx (and its TLS set-up) loads on the first model request, not at daemon start,
+            # and off the event loop; the real client is made (and cached) once it has loaded.
+            return DeferredProvider(functools.partial(self, provider_id))
         info = self._loaded.config.model_providers[provider_id]
         api_key = resolve_api_key(info, os.environ, self._credentials.api_key())
         cached = self._cache.get(provider_id)
@@ -99,7 +104,6 @@ class Providers:
                 request_max_retries=info.request_max_retries,
                 stream_max_retries=info.stream_max_retries,
             )
-            # httpx (and its TLS set-up) loads on the first model request, not at daemon start.
             from tether_server.providers.responses import ResponsesProvider
 
             self._cache[provider_id] = ResponsesProvider(settings)

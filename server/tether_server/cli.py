@@ -211,7 +211,9 @@ def _prepare_app_server(args: argparse.Namespace, spawner: int) -> tuple[App, Se
         hidden_paths=private_paths(home, options),
     )
     import tether_server.serve  # noqa: F401 - loaded here, off the event loop (and off the front's path)
+    from tether_server import wire_models
 
+    wire_models.prepare()
     return app, options
 
 

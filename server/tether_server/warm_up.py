@@ -4,38 +4,23 @@ The model provider (httpx, its transports, TLS set-up) stays off the start-up pa
 `initialize` and `thread/start` are answered fast; but a client that opens a thread starts a turn
 next, and importing it then puts ~100 ms into that turn's first delta. A background thread loads it
 when the first thread is opened (not at start: a daemon that only serves files or commands never
-needs it); the import lock makes a turn that comes first wait for the same import rather than run
-it twice.
+needs it). A turn that comes first waits for the same import without blocking the event loop
+(`providers.deferred`).
 """
 
 from __future__ import annotations
 
-import importlib
 import threading
 
 from tether_server import log
+from tether_server.providers.deferred import load_responses
 
 _log = log.get(__name__)
-MODULES = (
-    "tether_server.providers.responses",
-    # What httpx's first connection loads on demand (names of the libraries' own modules: a name
-    # a later release drops is skipped, and then loads, if at all, in the turn as before).
-    "httpcore",
-    "httpcore._backends.anyio",
-    "anyio._core._sockets",
-    "anyio._core._streams",
-    "anyio._core._tasks",
-    "anyio.lowlevel",
-    "anyio.streams.stapled",
-    "anyio.streams.tls",
-)
-
-
 _started = threading.Event()
 
 
 def start_once() -> None:
-    """Begin loading `MODULES` in a daemon thread (it must never hold up an exit), the first time."""
+    """Begin loading the provider in a daemon thread (it must never hold up an exit), the first time."""
     if _started.is_set():
         return
     _started.set()
@@ -43,10 +28,7 @@ def start_once() -> None:
 
 
 def _load() -> None:
-    for name in MODULES:
-        try:
-            importlib.import_module(name)
-        except ModuleNotFoundError:
-            _log.debug("warm_up.missing", module=name)
-        except ImportError as exc:  # the turn that needs it imports it again and reports it
-            _log.warning("warm_up.failed", module=name, error=str(exc))
+    try:
+        load_responses()
+    except ImportError as exc:  # the turn that needs it imports it again and reports it
+        _log.warning("warm_up.failed", error=str(exc))

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import importlib
 
-from tether_server import warm_up
+from tether_server.providers import deferred
 
 
 def test_every_module_the_warm_up_loads_exists() -> None:
     # A library release that renames one would silently put its import back into the first turn.
-    for name in warm_up.MODULES:
+    for name in (deferred.RESPONSES_MODULE, *deferred.ON_FIRST_CONNECTION):
         assert importlib.import_module(name).__name__ == name
 
 
