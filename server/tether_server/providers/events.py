@@ -114,10 +114,19 @@ class ResponseStreamParser:
 
     def handle(self, sse: SseEvent) -> ModelEvent | None:
         """The `ModelEvent` for `sse`, or None if it carries nothing the core uses."""
+        return self.handle_data(sse.data)
+
+    def handle_data(self, raw: bytes | str) -> ModelEvent | None:
+        """The `ModelEvent` for an event's data (`SseDecoder.feed_data`), or None."""
         try:
-            data = orjson.loads(sse.data)
+            data = orjson.loads(raw)
         except orjson.JSONDecodeError:
-            return None
+            if not isinstance(raw, bytes):
+                return None
+            try:  # invalid UTF-8 inside: read as `feed` would have decoded it
+                data = orjson.loads(raw.decode("utf-8", errors="replace"))
+            except orjson.JSONDecodeError:
+                return None
         if not isinstance(data, dict):
             return None
         kind = data.get("type")

@@ -129,8 +129,8 @@ class ResponsesProvider:
         chunks = self._chunks(response)
         async for chunk in chunks:
             batch: list[ModelEvent] = []
-            for sse in decoder.feed(chunk):
-                event = parser.handle(sse)
+            for data in decoder.feed_data(chunk):
+                event = parser.handle_data(data)
                 if event is None:
                     continue
                 batch.append(event)

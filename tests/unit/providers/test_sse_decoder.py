@@ -2,6 +2,11 @@
 
 from __future__ import annotations
 
+import itertools
+
+from hypothesis import given
+from hypothesis import strategies as st
+
 from tether_server.providers.sse import SseDecoder, SseEvent
 
 
@@ -81,3 +86,67 @@ def test_id_field_is_reported_and_field_without_colon_counts_as_empty() -> None:
     events = SseDecoder().feed(b"id: 7\ndata\ndata: y\n\n")
 
     assert events == [SseEvent("message", "\ny", "7")]
+
+
+def _reference(stream: bytes) -> list[SseEvent]:
+    """The WHATWG grammar applied line by line to a whole stream, as plainly as it is written."""
+    text = stream.decode("utf-8", errors="replace").replace("\r\n", "\n").replace("\r", "\n")
+    events: list[SseEvent] = []
+    name, data, last_id = "", [], None
+    for line in text.split("\n")[:-1]:  # the part after the last line end is not a line yet
+        if not line:
+            if data:
+                events.append(SseEvent(name or "message", "\n".join(data), last_id))
+            name, data = "", []
+            continue
+        if line.startswith(":"):
+            continue
+        field, colon, value = line.partition(":")
+        value = value[1:] if colon and value.startswith(" ") else value
+        if field == "data":
+            data.append(value)
+        elif field == "event":
+            name = value
+        elif field == "id" and "\0" not in value:
+            last_id = value
+    return events
+
+
+_LINES = st.sampled_from(
+    [
+        b"event: response.output_text.delta",
+        b"event:x",
+        b"event: ",
+        b'data: {"type":"response.output_text.delta","delta":"tok"}',
+        b"data:  two spaces",
+        b"data",
+        b"data:",
+        b": comment",
+        b"id: 7",
+        b"retry: 10",
+        b"",
+        "data: héllo ✓".encode(),
+    ]
+)
+
+
+@given(
+    lines=st.lists(_LINES, max_size=30),
+    ending=st.sampled_from([b"\n", b"\r\n", b"\r"]),
+    cuts=st.lists(st.integers(min_value=0, max_value=2000), max_size=8),
+)
+def test_any_stream_cut_anywhere_decodes_as_the_grammar_says(
+    lines: list[bytes], ending: bytes, cuts: list[int]
+) -> None:
+    stream = b"".join(line + ending for line in lines) + b"\n"  # a final byte settles a trailing CR
+    bounds = sorted({min(cut, len(stream)) for cut in cuts} | {0, len(stream)})
+    chunks = [stream[a:b] for a, b in itertools.pairwise(bounds)]
+
+    assert feed_all(SseDecoder(), chunks) == _reference(stream)
+
+
+def test_data_alone_comes_out_undecoded_for_the_same_events() -> None:
+    decoder = SseDecoder()
+
+    assert decoder.feed_data(STREAM[:39]) == [b'{"a":1}']
+    assert decoder.feed_data(STREAM[39:]) == [b'{"b":2}']
