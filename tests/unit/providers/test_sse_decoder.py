@@ -92,7 +92,8 @@ def _reference(stream: bytes) -> list[SseEvent]:
     """The WHATWG grammar applied line by line to a whole stream, as plainly as it is written."""
     text = stream.decode("utf-8", errors="replace").replace("\r\n", "\n").replace("\r", "\n")
     events: list[SseEvent] = []
-    name, data, last_id = "", [], None
+    name, last_id = "", None
+    data: list[str] = []
     for line in text.split("\n")[:-1]:  # the part after the last line end is not a line yet
         if not line:
             if data:
