@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Protocol
 
 from tether_server.core.events import ApprovalAnswer, ApprovalAsk, CoreEvent
@@ -15,6 +16,10 @@ class EventSink(Protocol):
 
     def emit_delta(self, event: CoreEvent) -> None:
         """Report an ephemeral event from synchronous code (an output callback)."""
+        ...
+
+    def emit_deltas(self, events: Sequence[CoreEvent]) -> None:
+        """Report several ephemeral events at once, in order: a network chunk's streamed text."""
         ...
 
 

@@ -155,19 +155,23 @@ async def _on_done(run: TurnRun, item: dict[str, Any]) -> items.AgentMessage | N
     return done if isinstance(done, items.AgentMessage) else None
 
 
-def _on_text_delta(run: TurnRun, event: OutputTextDelta) -> None:
+def _on_text_deltas(run: TurnRun, events: list[OutputTextDelta]) -> None:
     # The text so far is kept as parts, joined only if the response is cut (the done item
     # carries the whole text): appending to a str attribute copies it, quadratic in a long answer.
-    parts = run.streamed_text.get(event.item_id)
-    if parts is not None:
-        parts.append(event.delta)
-    run.sink.emit_delta(ev.AgentMessageDelta(run.thread_id, run.turn_id, event.item_id, event.delta))
+    streamed, thread_id, turn_id = run.streamed_text, run.thread_id, run.turn_id
+    deltas: list[ev.CoreEvent] = []
+    for event in events:
+        parts = streamed.get(event.item_id)
+        if parts is not None:
+            parts.append(event.delta)
+        deltas.append(ev.AgentMessageDelta(thread_id, turn_id, event.item_id, event.delta))
+    run.sink.emit_deltas(deltas)
 
 
 def _on_delta(run: TurnRun, event: Any) -> None:
     tid, turn_id = run.thread_id, run.turn_id
     if isinstance(event, OutputTextDelta):
-        _on_text_delta(run, event)
+        _on_text_deltas(run, [event])
     elif isinstance(event, ReasoningSummaryPartAdded):
         run.sink.emit_delta(ev.ReasoningSummaryPartAdded(tid, turn_id, event.item_id, event.summary_index))
     elif isinstance(event, ReasoningSummaryDelta):
@@ -240,14 +244,21 @@ class _Response:
                     return
                 finally:
                     self.waiting = False
+                # Text deltas are most of a response: each run of them is handled inline, without
+                # a coroutine, and fanned out together.
+                texts: list[OutputTextDelta] = []
                 for event in batch:
-                    # Text deltas are most of a response: handled inline, without a coroutine.
                     if type(event) is OutputTextDelta:
-                        _on_text_delta(run, event)
+                        texts.append(event)
                         continue
+                    if texts:
+                        _on_text_deltas(run, texts)
+                        texts = []
                     await self._handle(event)
                     if self.cut or self.completed:
                         break
+                if texts:
+                    _on_text_deltas(run, texts)
         finally:
             close = getattr(stream, "aclose", None)
             if close is not None:

@@ -51,7 +51,9 @@ class Subscriptions:
         """Start routing a newly loaded thread's events."""
         thread_id = handle.thread_id
         self._subs.setdefault(thread_id, {})
-        handle.add_listener(lambda event: self._route(thread_id, event))
+        handle.add_listener(
+            lambda event: self._route(thread_id, event), lambda events: self._route_many(thread_id, events)
+        )
 
     def _route(self, thread_id: str, event: ThreadEvent) -> None:
         method = event.method
@@ -66,6 +68,25 @@ class Subscriptions:
                 if frame is None:
                     frame = encode_event(event)
                 conn.send_frame(frame)
+
+    def _route_many(self, thread_id: str, events: list[ThreadEvent]) -> None:
+        """`_route` for a run of deltas: each frame encoded once, each connection sent them together."""
+        methods = {event.method for event in events}
+        if not methods.isdisjoint(BROADCAST):
+            for event in events:
+                self._route(thread_id, event)
+            return
+        encoded: list[tuple[str, bytes]] | None = None
+        for conn in list(self._subs.get(thread_id, {}).values()):
+            wanted = {method for method in methods if conn.wants(method)}
+            if not wanted:
+                continue
+            if encoded is None:
+                encoded = [(event.method, encode_event(event)) for event in events]
+            if wanted == methods:
+                conn.send_frames([frame for _, frame in encoded])
+            else:
+                conn.send_frames([frame for method, frame in encoded if method in wanted])
 
     def _broadcast(self, thread_id: str, event: ThreadEvent, subscribed: dict[int, Connection]) -> None:
         frame: bytes | None = None

@@ -70,6 +70,20 @@ class Connection:
         self._wake()
         return True
 
+    def send_frames(self, frames: list[bytes]) -> bool:
+        """`send_frame` for each of `frames`, with one check and one wake-up for all of them."""
+        if self.closed.is_set():
+            return False
+        room = self._capacity - len(self._outbox)
+        if len(frames) > room:
+            self._outbox.extend(frames[: max(room, 0)])
+            _log.warning("connection.slow_consumer", connection_id=self.id, transport=self.stream.label)
+            self.shutdown("slow consumer: outbox full")
+            return False
+        self._outbox.extend(frames)
+        self._wake()
+        return True
+
     def _wake(self) -> None:
         wakeup = self._wakeup
         if wakeup is not None and not wakeup.done():

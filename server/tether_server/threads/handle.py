@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import asyncio
 from collections import deque
-from collections.abc import Callable, Coroutine
+from collections.abc import Callable, Coroutine, Sequence
 from typing import Any, NamedTuple
 
 from tether_server import log, metrics
@@ -40,6 +40,7 @@ class ThreadEvent(NamedTuple):
 
 
 Listener = Callable[[ThreadEvent], None]
+ManyListener = Callable[[list[ThreadEvent]], None]
 
 Project = Callable[[CoreEvent], tuple[str, dict[str, Any]]]
 """Core event → (wire method, params); the processor's projection, injected at composition."""
@@ -62,7 +63,7 @@ class ThreadHandle:
         self._project = project
         self._seq = last_seq
         self._ring: deque[ThreadEvent] = deque(maxlen=ring_size)
-        self._listeners: list[Listener] = []
+        self._listeners: list[tuple[Listener, ManyListener | None]] = []
         self.ephemeral = ephemeral
         self._commit_lock = asyncio.Lock()
         self._held: list[tuple[str, dict[str, Any], bool]] = []
@@ -188,14 +189,12 @@ class ThreadHandle:
 
     # The list is replaced, never changed in place, so that `_publish` iterates it without a copy
     # even when a listener adds or removes one.
-    def add_listener(self, listener: Listener) -> None:
-        self._listeners = [*self._listeners, listener]
+    def add_listener(self, listener: Listener, many: ManyListener | None = None) -> None:
+        """`listener` gets each event; `many`, if given, gets a run of deltas in one call instead."""
+        self._listeners = [*self._listeners, (listener, many)]
 
     def remove_listener(self, listener: Listener) -> None:
-        if listener in self._listeners:
-            listeners = list(self._listeners)
-            listeners.remove(listener)
-            self._listeners = listeners
+        self._listeners = [pair for pair in self._listeners if pair[0] != listener]
 
     def _next(self, method: str, params: dict[str, Any], durable: bool) -> ThreadEvent:
         self._seq += 1
@@ -203,8 +202,17 @@ class ThreadHandle:
 
     def _publish(self, event: ThreadEvent) -> None:
         self._ring.append(event)
-        for listener in self._listeners:
+        for listener, _ in self._listeners:
             listener(event)
+
+    def _publish_many(self, events: list[ThreadEvent]) -> None:
+        self._ring.extend(events)
+        for listener, many in self._listeners:
+            if many is not None:
+                many(events)
+            else:
+                for event in events:
+                    listener(event)
 
     async def emit(self, event: CoreEvent) -> None:
         if event.durability is Durability.EPHEMERAL:
@@ -289,6 +297,21 @@ class ThreadHandle:
             self._held.append((method, params, False))
             return
         self._publish(self._next(method, params, durable=False))
+
+    def emit_deltas(self, events: Sequence[CoreEvent]) -> None:
+        """`emit_delta` for each of `events`; numbered together and fanned out as one run."""
+        project = self._project
+        if self._commit_lock.locked():
+            self._held.extend((*project(event), False) for event in events)
+            return
+        thread_id, seq, when = self._thread_id, self._seq, now_ms()
+        numbered: list[ThreadEvent] = []
+        for event in events:
+            seq += 1
+            method, params = project(event)
+            numbered.append(ThreadEvent(thread_id, seq, method, params, when, False))
+        self._seq = seq
+        self._publish_many(numbered)
 
     def ring_after(self, seq: int) -> list[ThreadEvent]:
         """Whatever the in-memory ring still holds after `seq` (possibly not reaching back to it)."""

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
@@ -91,3 +92,24 @@ async def test_an_ephemeral_thread_writes_nothing(store: SqliteThreadStore) -> N
     assert seen == ["turn/completed"]
     assert await store.read_events("t-3", 0) == []
     assert await store.get_thread("t-3") is None
+
+
+async def test_a_run_of_deltas_keeps_seq_order_and_waits_behind_a_commit(store: SqliteThreadStore) -> None:
+    handle = _open(store, "t-4")
+    one: list[tuple[int, str]] = []
+    runs: list[list[int]] = []
+    handle.add_listener(lambda e: one.append((e.seq, e.method)))  # a listener without a run form
+    handle.add_listener(lambda e: runs.append([e.seq]), lambda events: runs.append([e.seq for e in events]))
+
+    handle.emit_deltas([ev.AgentMessageDelta("t-4", TURN, "msg-1", text) for text in ("a", "b")])
+    # Raised while turn/completed is being committed: held, then sent after it, in seq order.
+    completed = asyncio.ensure_future(handle.emit(ev.TurnCompleted("t-4", TURN, "completed", 1, 2, 5)))
+    await asyncio.sleep(0)  # the commit has begun and holds the lock
+    handle.emit_deltas([ev.AgentMessageDelta("t-4", TURN, "msg-1", text) for text in ("c", "d")])
+    await completed
+
+    delta = "item/agentMessage/delta"
+    assert one == [(1, delta), (2, delta), (3, "turn/completed"), (4, delta), (5, delta)]
+    assert runs == [[1, 2], [3], [4], [5]]
+    assert [e.seq for e in handle.ring_after(0)] == [1, 2, 3, 4, 5]
+    assert [e.method for e in await store.read_events("t-4", 0)] == ["turn/completed"]
