@@ -222,8 +222,14 @@ def _serve(app: App, options: ServeOptions, front: StdioFront | None = None) -> 
     from tether_server.serve import serve_app
     from tether_server.store.base import StoreError
 
+    async def serve_then_exit() -> int:
+        # A stdio daemon ends the moment the app has closed (database closed, answers written):
+        # tearing the event loop down first (tasks, async generators, executor threads) would only
+        # keep its client waiting for the exit.
+        return _exit_now(await serve_app(app, options, front))
+
     try:
-        return _run(serve_app(app, options, front))
+        return _run(serve_then_exit() if front is not None else serve_app(app, options, front))
     except ConfigError as exc:
         sys.stderr.write(f"tether: {exc.message}\n")
         return 2
