@@ -178,6 +178,9 @@ def _serve_options(args: argparse.Namespace, home: Path) -> ServeOptions:
 def _prepare_app_server(args: argparse.Namespace, spawner: int) -> tuple[App, ServeOptions] | int:
     """Everything before the event loop: logging, home, flags, config, the app; or the exit status
     after a configuration error was reported on stderr."""
+    from tether_server import wire_models
+
+    wire_models.skip_plugin_search()  # before the first model is built
     _start_logging(args, spawner)
     from tether_server import log
     from tether_server.app import App
@@ -211,9 +214,8 @@ def _prepare_app_server(args: argparse.Namespace, spawner: int) -> tuple[App, Se
         hidden_paths=private_paths(home, options),
     )
     import tether_server.serve  # noqa: F401 - loaded here, off the event loop (and off the front's path)
-    from tether_server import wire_models
 
-    wire_models.prepare()
+    wire_models.build_shared()
     return app, options
 
 
