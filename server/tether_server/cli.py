@@ -178,7 +178,7 @@ def _serve_options(args: argparse.Namespace, home: Path) -> ServeOptions:
 def _prepare_app_server(args: argparse.Namespace, spawner: int) -> tuple[App, ServeOptions] | int:
     """Everything before the event loop: logging, home, flags, config, the app; or the exit status
     after a configuration error was reported on stderr."""
-    from tether_server import wire_models
+    from tether_server import warm_up, wire_models
 
     wire_models.skip_plugin_search()  # before the first model is built
     _start_logging(args, spawner)
@@ -216,6 +216,10 @@ def _prepare_app_server(args: argparse.Namespace, spawner: int) -> tuple[App, Se
     import tether_server.serve  # noqa: F401 - loaded here, off the event loop (and off the front's path)
 
     wire_models.build_shared()
+    # A client that starts a daemon runs turns on it: the model provider (httpx and its
+    # transports, ~75 ms of imports) loads now, before the first request is served, rather than
+    # beside the first turn (where it competes with that turn for the interpreter).
+    warm_up.load_now()
     return app, options
 
 

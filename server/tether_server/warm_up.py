@@ -1,11 +1,11 @@
-"""What the first turn would otherwise load while its user waits, loaded once the daemon serves.
+"""What the first turn would otherwise load while its user waits.
 
-The model provider (httpx, its transports, TLS set-up) stays off the start-up path so that
-`initialize` and `thread/start` are answered fast; but a client that opens a thread starts a turn
-next, and importing it then puts ~100 ms into that turn's first delta. A background thread loads it
-when the first thread is opened (not at start: a daemon that only serves files or commands never
-needs it). A turn that comes first waits for the same import without blocking the event loop
-(`providers.deferred`).
+The model provider (httpx, its transports, TLS set-up) is not needed to answer `initialize`, and
+importing it in the first turn puts ~100 ms into that turn's first delta. The daemon started by
+`tether app-server` loads it at start-up (`load_now`), after the stdio front has answered
+`initialize`. An app started any other way loads it in a background thread when the first thread
+is opened (`start_once`). A turn that comes first waits for the same import without blocking the
+event loop (`providers.deferred`).
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from __future__ import annotations
 import threading
 
 from tether_server import log
-from tether_server.providers.deferred import load_responses
+from tether_server.providers.deferred import load_responses, responses_loaded
 
 _log = log.get(__name__)
 _started = threading.Event()
@@ -21,10 +21,16 @@ _started = threading.Event()
 
 def start_once() -> None:
     """Begin loading the provider in a daemon thread (it must never hold up an exit), the first time."""
-    if _started.is_set():
+    if _started.is_set() or responses_loaded():
         return
     _started.set()
     threading.Thread(target=_load, name="tether-warm-up", daemon=True).start()
+
+
+def load_now() -> None:
+    """Load the provider in this thread (the daemon's start-up)."""
+    _started.set()
+    _load()
 
 
 def _load() -> None:
