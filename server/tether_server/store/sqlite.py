@@ -36,7 +36,8 @@ from tether_server.store.cursors import (
     thread_scope,
     turn_position,
 )
-from tether_server.store.search_text import item_text, normalise_term
+from tether_server.store.search_index import MARK, CatchUp, index_marked_sync
+from tether_server.store.search_text import normalise_term
 from tether_server.store.sqlite_open import connect, describe_error
 from tether_server.store.sqlite_rows import (
     ITEM_COLUMNS,
@@ -88,14 +89,18 @@ class SqliteThreadStore:
         self._match_cap = search_match_cap
         self._conn: aiosqlite.Connection | None = None
         self._lock = asyncio.Lock()
+        self._catch_up = CatchUp(self._index_marked)
 
     async def open(self) -> None:
         """Open and migrate the database; StoreError names the file when it is unusable."""
         if self._conn is None:
             self._conn = await connect(self.path, self._busy_timeout_ms)
+            await self._catch_up.try_now()  # what a crash left unindexed
 
     async def close(self) -> None:
-        """Close the connection (idempotent)."""
+        """Index what is marked, then close the connection (idempotent)."""
+        if self._conn is not None:
+            await self._catch_up.settle()
         conn, self._conn = self._conn, None
         if conn is not None:
             async with self._lock:
@@ -113,6 +118,17 @@ class SqliteThreadStore:
                 await on_db_thread(_commit_sync, conn._conn, batch)
             except sqlite3.IntegrityError as exc:
                 raise StoreError(f"commit rejected by {self.path}: {exc}") from exc
+            except sqlite3.Error as exc:
+                raise StoreError(describe_error(self.path, exc)) from exc
+        if batch.items:
+            self._catch_up.after_commit()
+
+    async def _index_marked(self) -> None:
+        conn = self._require()
+        async with self._lock:
+            try:
+                on_db_thread = cast("Callable[..., Awaitable[int]]", conn._execute)
+                await on_db_thread(index_marked_sync, conn._conn)
             except sqlite3.Error as exc:
                 raise StoreError(describe_error(self.path, exc)) from exc
 
@@ -145,6 +161,8 @@ class SqliteThreadStore:
     async def _thread_rows(
         self, query: ThreadQuery, after: Position | None, term: str | None, fetch: int
     ) -> list[Row]:
+        if term is not None:
+            await self._catch_up.before_search()
         async with self._read() as conn:
             window = self._probe_window
             if term is not None and term.isascii() and window > 0:
@@ -369,9 +387,7 @@ def _write_batch_sync(db: sqlite3.Connection, batch: Batch) -> None:
         db.executemany(q.UPSERT_TURN, [turn_params(t) for t in batch.turns])
     if batch.items:
         db.executemany(q.UPSERT_ITEM, [item_params(i) for i in batch.items])
-        docs = [(i.thread_id, f"item:{i.item_id}", i.item_id, item_text(i.item)) for i in batch.items]
-        db.executemany(q.UPSERT_DOC, [d for d in docs if d[3]])
-        db.executemany(q.DELETE_DOC, [d[:2] for d in docs if not d[3]])
+        db.executemany(MARK, [(i.thread_id, i.item_id) for i in batch.items])  # indexed just after
     if batch.history:
         db.executemany(q.INSERT_HISTORY, [history_params(h) for h in batch.history])
     if batch.events:
