@@ -35,7 +35,12 @@ class ReadMarks:
     def attach(self, handle: ThreadHandle) -> None:
         if handle.ephemeral:
             return  # nothing stored, nothing to mark
-        handle.add_listener(self._on_event)
+        handle.add_listener(self._on_event, self._on_events)
+
+    def _on_events(self, events: list[ThreadEvent]) -> None:
+        for event in events:  # a run of deltas: a turn/completed among them is not expected
+            if event.method == "turn/completed":
+                self._on_event(event)
 
     def _on_event(self, event: ThreadEvent) -> None:
         if event.method != "turn/completed":
