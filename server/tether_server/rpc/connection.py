@@ -63,9 +63,7 @@ class Connection:
         if self.closed.is_set():
             return False
         if len(self._outbox) >= self._capacity:
-            _log.warning("connection.slow_consumer", connection_id=self.id, transport=self.stream.label)
-            self.shutdown("slow consumer: outbox full")
-            return False
+            return self._overflow()
         self._outbox.append(frame)
         self._wake()
         return True
@@ -77,12 +75,15 @@ class Connection:
         room = self._capacity - len(self._outbox)
         if len(frames) > room:
             self._outbox.extend(frames[: max(room, 0)])
-            _log.warning("connection.slow_consumer", connection_id=self.id, transport=self.stream.label)
-            self.shutdown("slow consumer: outbox full")
-            return False
+            return self._overflow()
         self._outbox.extend(frames)
         self._wake()
         return True
+
+    def _overflow(self) -> bool:
+        _log.warning("connection.slow_consumer", connection_id=self.id, transport=self.stream.label)
+        self.shutdown("slow consumer: outbox full")
+        return False
 
     def _wake(self) -> None:
         wakeup = self._wakeup

@@ -44,14 +44,30 @@ def set_parent_death_signal() -> None:  # pragma: no cover - runs in forked chil
     _LIBC.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
 
 
+# An ignored signal stays ignored across exec: a daemon started as a background job of a script
+# has SIGINT and SIGQUIT ignored, one started by nohup SIGHUP, and every command would inherit
+# that (Ctrl-C in a terminal session would do nothing). Commands start as a terminal starts them.
+_DEFAULT_SIGNALS = (
+    signal.SIGINT,
+    signal.SIGQUIT,
+    signal.SIGHUP,
+    signal.SIGTERM,
+    signal.SIGTSTP,
+    signal.SIGTTIN,
+    signal.SIGTTOU,
+)
+
+
 def _prepare_child() -> None:  # pragma: no cover - runs in the forked child
     # Loaded before the fork: nothing in a preexec function may spawn processes or import.
     set_parent_death_signal()
+    for number in _DEFAULT_SIGNALS:
+        signal.signal(number, signal.SIG_DFL)
 
 
 def _prepare_child_pty() -> None:  # pragma: no cover - runs in the forked child
     fcntl.ioctl(0, termios.TIOCSCTTY, 0)
-    set_parent_death_signal()
+    _prepare_child()
 
 
 def start(

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import os
 import re
+import signal
 import sys
 from collections.abc import AsyncIterator
 from pathlib import Path
@@ -293,13 +294,26 @@ async def test_ctrl_c_written_to_a_tty_session_interrupts_the_program(sessions: 
     first, _ = await run(sessions, request("cat", tty=True, yield_ms=250))
     assert first.session_id is not None
 
-    async with asyncio.timeout(30):
-        result = await sessions.write_stdin(first.session_id, "\x03", 5_000, None, None)
-        while result.exit_code is None:  # a Ctrl-C that came before the terminal was set up is lost
-            result = await sessions.write_stdin(first.session_id, "\x03", 5_000, None, None)
+    result = await sessions.write_stdin(first.session_id, "\x03", 5_000, None, None)
 
     assert result.exit_code == 130
     assert result.session_id is None
+
+
+async def test_ctrl_c_interrupts_a_program_started_by_a_daemon_that_ignores_it(
+    sessions: ProcessSessions,
+) -> None:
+    # A daemon started as a background job of a script (`tether app-server &`) has SIGINT ignored.
+    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        first, _ = await run(sessions, request("cat", tty=True, yield_ms=250))
+    finally:
+        signal.signal(signal.SIGINT, previous)
+    assert first.session_id is not None
+
+    result = await sessions.write_stdin(first.session_id, "\x03", 5_000, None, None)
+
+    assert result.exit_code == 130
 
 
 async def test_session_that_exited_between_calls_reports_its_exit_on_the_next_poll(
