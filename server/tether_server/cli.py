@@ -178,7 +178,7 @@ def _serve_options(args: argparse.Namespace, home: Path) -> ServeOptions:
 def _prepare_app_server(args: argparse.Namespace, spawner: int) -> tuple[App, ServeOptions] | int:
     """Everything before the event loop: logging, home, flags, config, the app; or the exit status
     after a configuration error was reported on stderr."""
-    from tether_server import warm_up, wire_models
+    from tether_server import heap, warm_up, wire_models
 
     wire_models.skip_plugin_search()  # before the first model is built
     _start_logging(args, spawner)
@@ -220,6 +220,7 @@ def _prepare_app_server(args: argparse.Namespace, spawner: int) -> tuple[App, Se
     # transports, ~75 ms of imports) loads now, before the first request is served, rather than
     # beside the first turn (where it competes with that turn for the interpreter).
     warm_up.load_now()
+    heap.settle_after_start()
     return app, options
 
 
