@@ -1,9 +1,9 @@
 """`thread/resume` time and RSS against the length of the thread's history (turns).
 
 Each point restarts the server on a prepared home and times the first `thread/resume` of the long
-thread, with its turns, median of a few restarts. One untimed resume comes first: it checks the
-turn count and lets Codex bring its projection of the rollout up to date, as it would have been
-had the turns been played.
+thread, with its turns, median of a few restarts, once the server has answered a first request.
+One untimed resume comes first: it checks the turn count and lets Codex bring its projection of
+the rollout up to date, as it would have been had the turns been played.
 """
 
 from __future__ import annotations
@@ -31,6 +31,10 @@ async def measure(ctx: PointContext, turns: int) -> Point:
         for spawn in range(1 + (QUICK_SPAWNS if ctx.quick else SPAWNS)):
             async with run.server(fake.base_url, home=home) as server:
                 await server.initialize()
+                # A server may answer `initialize` before it has loaded (Tether's stdio front):
+                # one request that does not touch threads waits for it, so that the resume is
+                # timed alone (start-up is the db-size curve's business).
+                await server.request("config/read", {}, timeout_s=120)
                 started = time.perf_counter()
                 result = await server.request("thread/resume", {"threadId": thread_id}, timeout_s=600)
                 elapsed = (time.perf_counter() - started) * 1000
@@ -49,13 +53,20 @@ async def measure(ctx: PointContext, turns: int) -> Point:
 
 
 EXPLANATION = """
-Linear for both. A full `thread/resume` loads every turn and item of the thread (`load_thread`:
-three indexed range reads) and returns them all, so its cost is proportional to the history:
-Tether ~70 µs per turn on a quiet machine (13, 16, 87 and 717 ms at 10, 100, 1,000 and 10,000
-turns, load ~5); the fixed part (~12 ms) dominates below 100 turns. RSS grows with the turns held
+Linear for Codex; linear for Tether up to 1,000 turns and somewhat worse above. A full
+`thread/resume` loads every turn and item of the thread (`load_thread`: three indexed range reads)
+and returns them all, so its cost is proportional to the history. Tether on a quiet machine
+(load < 3, timed once the restarted daemon has answered a first request): 11.6, 20.3, 101 and
+1,568 ms at 10, 100, 1,000 and 10,000 turns; ~100 µs per turn up to 1,000, 157 µs at 10,000 (an
+earlier run at load ~5, before the stdio front, gave 13, 16, 87 and 717 ms). The step above 1,000
+turns is Python's cyclic garbage collector: validating and serializing a 10,000-turn answer
+allocates enough objects to set off collection after collection of a growing heap (the same
+validation takes 60 ms with the collector off and 400 ms with it on). Freezing what start-up
+loaded (`heap.py`) took 10% off; a higher collection threshold took 40% off this point but cost
+every small turn 10%, so it was not kept. What would remove it: build the answer from the stored
+JSON without validating it again (it was valid when written), or page (below). RSS grows with the turns held
 (+36 MB at 10,000). This is inherent to returning the whole history; a client that pages
-(`excludeTurns` then `thread/turns/list`) pays a constant. No super-linear step was found in
-Tether (the per-turn cost falls as the size grows). Codex (under load ~30) is linear at 7-11 ms
+(`excludeTurns` then `thread/turns/list`) pays a constant. Codex (under load ~30) is linear at 7-11 ms
 per turn: 0.2 s at 10 turns, 6.7 s at 1,000 and 107 s at 10,000 — it rebuilds turns from its
 rollout file.
 """
