@@ -6,12 +6,9 @@ tmpfs; the test reaches that tmpfs through /proc/<pid>/root to fill it up, then 
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import errno
-import os
 import sqlite3
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -24,20 +21,13 @@ MOUNT = 'mount -t tmpfs -o size=8m,mode=700 tmpfs "$TETHER_HOME" && exec "$@"'
 
 async def start_on_small_tmpfs(home: Path, args: list[str]) -> AppServer:
     home.mkdir(parents=True, exist_ok=True)
-    stderr_path = home.parent / "server.stderr.log"  # outside the tmpfs that hides `home`
-    with stderr_path.open("ab") as stderr_file:
-        proc = await asyncio.create_subprocess_exec(
-            "unshare", "-m", "--propagation", "private", "sh", "-c", MOUNT, "sh",
-            sys.executable, "-m", "tether_server", "app-server", *args,
-            stdin=asyncio.subprocess.PIPE,
-            stdout=asyncio.subprocess.PIPE,
-            stderr=stderr_file,
-            cwd=str(home.parent),
-            env={**os.environ, "TETHER_HOME": str(home)},
-            limit=2**26,
-        )  # fmt: skip
-    server = AppServer(proc, home, stderr_path)
-    server._reader = asyncio.create_task(server._read())
+    server = await AppServer.start(
+        home,
+        args,
+        cwd=home.parent,
+        prefix=["unshare", "-m", "--propagation", "private", "sh", "-c", MOUNT, "sh"],
+        stderr_path=home.parent / "server.stderr.log",  # outside the tmpfs that hides `home`
+    )
     await server.initialize()
     return server
 

@@ -10,7 +10,6 @@ EROFS, as a read-only file system does.
 from __future__ import annotations
 
 import asyncio
-import os
 import sys
 from collections.abc import AsyncIterator
 from pathlib import Path
@@ -72,20 +71,8 @@ async def rofs(tmp_path: Path) -> AsyncIterator[ReadOnlySwitch]:
 
 
 async def _start(home: Path, args: list[str]) -> AppServer:
-    stderr_path = home.parent / "server.stderr.log"  # outside the file system that turns read-only
-    with stderr_path.open("ab") as stderr_file:
-        proc = await asyncio.create_subprocess_exec(
-            sys.executable, "-m", "tether_server", "app-server", *args,
-            stdin=asyncio.subprocess.PIPE,
-            stdout=asyncio.subprocess.PIPE,
-            stderr=stderr_file,
-            cwd=str(home.parent),
-            env={**os.environ, "TETHER_HOME": str(home)},
-            limit=2**26,
-        )  # fmt: skip
-    server = AppServer(proc, home, stderr_path)
-    server._reader = asyncio.create_task(server._read())
-    return server
+    # The log outside the file system that turns read-only.
+    return await AppServer.start(home, args, cwd=home.parent, stderr_path=home.parent / "server.stderr.log")
 
 
 async def test_a_read_only_database_gives_a_clear_error_the_daemon_recovers_and_a_restart_is_refused(
@@ -101,7 +88,7 @@ async def test_a_read_only_database_gives_a_clear_error_the_daemon_recovers_and_
 
         rofs.on()
         fake_model.add(script.text_reply("while read-only"))
-        told = await refused_clearly(server, tid, "while read-only", "read-only")
+        await refused_clearly(server, tid, "while read-only", "read-only")
         read = await server.request("thread/read", {"threadId": tid, "includeTurns": True})
         assert read["thread"]["turns"][0]["status"] == "completed"
         listed = await server.request("thread/list", {})
@@ -114,7 +101,6 @@ async def test_a_read_only_database_gives_a_clear_error_the_daemon_recovers_and_
         read = await server.request("thread/read", {"threadId": tid, "includeTurns": True})
         assert all(t["status"] in ("completed", "failed", "interrupted") for t in read["thread"]["turns"])
         assert read["thread"]["turns"][-1]["status"] == "completed"
-        print(f"read-only database: {told}")
     finally:
         await server.close(check=False)
     server.check()

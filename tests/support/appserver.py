@@ -57,12 +57,18 @@ class AppServer(RpcClient):
         *,
         cwd: Path | None = None,
         env: dict[str, str] | None = None,
+        prefix: Sequence[str] = (),
+        stderr_path: Path | None = None,
     ) -> AppServer:
-        home.mkdir(parents=True, exist_ok=True)
-        stderr_path = home / "server.stderr.log"
+        """Spawn `tether app-server` on `home`; `prefix` runs it under another command (`unshare …`),
+        `stderr_path` keeps its log elsewhere than the home (a home that turns read-only or full)."""
+        if not home.is_dir():  # an existing home may sit on a read-only file system
+            home.mkdir(parents=True)
+        stderr_path = stderr_path or home / "server.stderr.log"
         stderr_file = stderr_path.open("ab")
         full_env = {**os.environ, "TETHER_HOME": str(home), **(env or {})}
         proc = await asyncio.create_subprocess_exec(
+            *prefix,
             sys.executable,
             "-m",
             "tether_server",

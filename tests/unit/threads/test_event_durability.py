@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
@@ -101,12 +100,14 @@ async def test_a_run_of_deltas_keeps_seq_order_and_waits_behind_a_commit(store: 
     handle.add_listener(lambda e: one.append((e.seq, e.method)))  # a listener without a run form
     handle.add_listener(lambda e: runs.append([e.seq]), lambda events: runs.append([e.seq for e in events]))
 
+    def raise_more(event: ThreadEvent) -> None:
+        # turn/completed is published under the commit lock: a run raised now is held behind it.
+        if event.method == "turn/completed":
+            handle.emit_deltas([ev.AgentMessageDelta("t-4", TURN, "msg-1", text) for text in ("c", "d")])
+
+    handle.add_listener(raise_more)
     handle.emit_deltas([ev.AgentMessageDelta("t-4", TURN, "msg-1", text) for text in ("a", "b")])
-    # Raised while turn/completed is being committed: held, then sent after it, in seq order.
-    completed = asyncio.ensure_future(handle.emit(ev.TurnCompleted("t-4", TURN, "completed", 1, 2, 5)))
-    await asyncio.sleep(0)  # the commit has begun and holds the lock
-    handle.emit_deltas([ev.AgentMessageDelta("t-4", TURN, "msg-1", text) for text in ("c", "d")])
-    await completed
+    await handle.emit(ev.TurnCompleted("t-4", TURN, "completed", 1, 2, 5))
 
     delta = "item/agentMessage/delta"
     assert one == [(1, delta), (2, delta), (3, "turn/completed"), (4, delta), (5, delta)]
