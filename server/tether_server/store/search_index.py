@@ -20,6 +20,7 @@ from tether_server import log
 from tether_server.store import sqlite_queries as q
 from tether_server.store.base import StoreError
 from tether_server.store.search_text import item_text
+from tether_server.store.sqlite_open import immediate_transaction
 
 _log = log.get(__name__)
 INDEX_DELAY_S = 0.05
@@ -39,8 +40,7 @@ def index_marked_sync(db: sqlite3.Connection) -> int:
     one transaction on the database thread. Returns how many were marked."""
     if db.execute(_ANY_MARKED).fetchone() is None:  # nothing to write: no write lock taken
         return 0
-    db.execute("BEGIN IMMEDIATE")
-    try:
+    with immediate_transaction(db):
         rows = db.execute(_MARKED).fetchall()
         upserts: list[tuple[str, str, str, str]] = []
         deletes: list[tuple[str, str]] = []
@@ -53,11 +53,6 @@ def index_marked_sync(db: sqlite3.Connection) -> int:
         db.executemany(q.UPSERT_DOC, upserts)
         db.executemany(q.DELETE_DOC, deletes)
         db.executemany(_UNMARK, [(thread_id, item_id) for thread_id, item_id, _ in rows])
-        db.execute("COMMIT")
-    except BaseException:
-        with contextlib.suppress(sqlite3.OperationalError):
-            db.execute("ROLLBACK")
-        raise
     return len(rows)
 
 

@@ -38,7 +38,7 @@ from tether_server.store.cursors import (
 )
 from tether_server.store.search_index import MARK, CatchUp, index_marked_sync
 from tether_server.store.search_text import normalise_term
-from tether_server.store.sqlite_open import connect, describe_error
+from tether_server.store.sqlite_open import connect, describe_error, immediate_transaction
 from tether_server.store.sqlite_rows import (
     ITEM_COLUMNS,
     TURN_COLUMNS,
@@ -359,15 +359,9 @@ async def _sync_doc(
 
 
 def _commit_sync(db: sqlite3.Connection, batch: Batch) -> None:
-    """Write a batch on the database thread, inside BEGIN IMMEDIATE … COMMIT (rolled back on error)."""
-    db.execute("BEGIN IMMEDIATE")
-    try:
+    """Write a batch on the database thread, in one transaction (rolled back on error)."""
+    with immediate_transaction(db):
         _write_batch_sync(db, batch)
-        db.execute("COMMIT")
-    except BaseException:
-        with contextlib.suppress(sqlite3.OperationalError):
-            db.execute("ROLLBACK")
-        raise
 
 
 def _sync_doc_sync(db: sqlite3.Connection, thread_id: str, key: str, item_id: str | None, text: str) -> None:

@@ -40,6 +40,19 @@ def describe_error(path: Path, exc: sqlite3.Error) -> str:
     return f"database {path} cannot be used: {text}"
 
 
+@contextlib.contextmanager
+def immediate_transaction(db: sqlite3.Connection) -> Iterator[None]:
+    """BEGIN IMMEDIATE … COMMIT on the database thread; on any error, ROLLBACK and re-raise."""
+    db.execute("BEGIN IMMEDIATE")
+    try:
+        yield
+        db.execute("COMMIT")
+    except BaseException:
+        with contextlib.suppress(sqlite3.OperationalError):
+            db.execute("ROLLBACK")
+        raise
+
+
 def _read_only(path: Path) -> bool:
     """Whether a failed write was refused by a read-only file system (or, for a user other than
     root, by permissions): SQLite reports it only as "disk I/O error" or "readonly database"."""
