@@ -7,7 +7,6 @@ it ran, so Tether and Codex can be measured in separate invocations.
 from __future__ import annotations
 
 import argparse
-import asyncio
 import os
 import shutil
 import sys
@@ -17,6 +16,7 @@ from pathlib import Path
 from bench.growth import db_size, fanout, loaded_threads, resume_history
 from bench.growth.curve import Curve, run_curve
 from bench.growth.report import markdown, merge, plot
+from bench.runner.framework import run_main
 from bench.runner.targets import CODEX_BIN, target_from_spec
 
 CURVES: tuple[Curve, ...] = (loaded_threads.CURVE, fanout.CURVE, resume_history.CURVE, db_size.CURVE)
@@ -92,11 +92,7 @@ def main() -> int:
         for curve in _curves(args.curve):
             _render(curve, args.out)
         return 0
-    try:
-        import uvloop
-    except ImportError:  # pragma: no cover - uvloop is a dependency on unix
-        return asyncio.run(_main(args))
-    return int(uvloop.run(_main(args)))
+    return run_main(_main(args))
 
 
 if __name__ == "__main__":

@@ -14,10 +14,8 @@ import shutil
 import sqlite3
 from pathlib import Path
 
-from bench.growth.tether_db import COMMON, FIRST_TEXT, NEEDLE, NEEDLE_EVERY, SECOND_TEXT
-from bench.runner.framework import RunContext, run_turn, start_thread
-
-from tether_testing.script import text_reply
+from bench.growth.tether_db import COMMON, FIRST_TEXT, NEEDLE, NEEDLE_EVERY, SECOND_TEXT, two_turn_home
+from bench.runner.framework import RunContext
 
 STATE_DB = "state_5.sqlite"
 _IDS = re.compile(r"([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}|msg_\d{6}\b)")
@@ -34,20 +32,7 @@ def cache_key() -> str:
 
 async def template(ctx: RunContext, root: Path) -> Path:
     """A Codex home holding one thread of two turns (made once by the reference server)."""
-    home = root / f"codex-template-{cache_key()}"
-    if (home / "ready").exists():
-        return home
-    shutil.rmtree(home, ignore_errors=True)
-    workspace = root / "workspace"
-    workspace.mkdir(parents=True, exist_ok=True)
-    script = [text_reply("first answer", deltas=1), text_reply("second answer", deltas=1)]
-    async with ctx.fake(script) as fake, ctx.server(fake.base_url, home=home) as server:
-        await server.initialize()
-        thread_id = await start_thread(server, workspace)
-        await run_turn(server, thread_id, FIRST_TEXT)
-        await run_turn(server, thread_id, SECOND_TEXT)
-    (home / "ready").write_text(thread_id)
-    return home
+    return await two_turn_home(ctx, root / f"codex-template-{cache_key()}", root)
 
 
 def _rollout(home: Path, thread_id: str) -> Path:

@@ -37,7 +37,12 @@ def cache_key() -> str:
 
 async def template(ctx: RunContext, root: Path) -> Path:
     """A home whose database holds one thread of two turns (made once by a real server)."""
-    home = root / f"template-{cache_key()}"
+    return await two_turn_home(ctx, root / f"template-{cache_key()}", root)
+
+
+async def two_turn_home(ctx: RunContext, home: Path, root: Path) -> Path:
+    """`home` holding one thread of two turns, made once by the target's server against the fake
+    model (`home/ready` names the thread); its workspace is `root/workspace`."""
     if (home / "ready").exists():
         return home
     shutil.rmtree(home, ignore_errors=True)

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import asyncio
 import datetime as dt
 import os
 import platform
@@ -13,7 +12,7 @@ from pathlib import Path
 
 import orjson
 from bench.runner.compare import ALL_WORKLOADS, Plan, Results, ceilings, run_plan, warm_up
-from bench.runner.framework import Sample, Workload
+from bench.runner.framework import Sample, Workload, run_main
 from bench.runner.report import metric_row, table
 from bench.runner.rpc import Json
 from bench.runner.targets import CODEX_BIN, Target, target_from_spec
@@ -144,11 +143,7 @@ def main() -> int:
     args = _parser().parse_args()
     if args.render is not None:
         return _render(args.render)
-    try:
-        import uvloop
-    except ImportError:  # pragma: no cover - uvloop is a dependency on unix
-        return asyncio.run(_main(args))
-    return int(uvloop.run(_main(args)))
+    return run_main(_main(args))
 
 
 if __name__ == "__main__":

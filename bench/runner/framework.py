@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -164,3 +164,12 @@ def percentile(values: Sequence[float], pct: float) -> float:
     ordered = sorted(values)
     rank = max(0, min(len(ordered) - 1, round(pct / 100 * (len(ordered) - 1))))
     return ordered[rank]
+
+
+def run_main(main: Coroutine[Any, Any, int]) -> int:
+    """Run a command's coroutine on uvloop (the loop the servers use), or asyncio without it."""
+    try:
+        import uvloop
+    except ImportError:  # pragma: no cover - uvloop is a dependency on unix
+        return asyncio.run(main)
+    return int(uvloop.run(main))
