@@ -14,7 +14,7 @@ from conformance.runner import FAIL, RunSettings, case_bugs, run_cases, select_c
 from conformance.server import ServerTemplate
 
 REPO = Path(__file__).resolve().parents[1]
-DEFAULT_REFERENCE = REPO.parent / "shared" / "reference" / "codex-app-server-0.169.0"
+DEFAULT_REFERENCE = REPO / "conformance" / "reference"
 
 
 def parser() -> argparse.ArgumentParser:

@@ -12,7 +12,8 @@ from pydantic import ValidationError
 
 from tether_protocol.methods import CLIENT_METHODS, SERVER_NOTIFICATIONS
 
-REFERENCE = Path(__file__).resolve().parents[2].parent / "shared" / "reference" / "codex-app-server-0.169.0"
+REFERENCE = Path(__file__).resolve().parents[2] / "conformance" / "reference"
+"""The stable schema and transcripts of Codex 0.169.0, carried in the repository (see its README)."""
 EXPERIMENTAL = Path(__file__).resolve().parents[2] / "conformance" / "reference-experimental"
 """The `--experimental` schema of the same binary: methods clients use that the stable one lacks."""
 
@@ -21,7 +22,7 @@ def reference_dir() -> Path:
     if REFERENCE.is_dir():
         return REFERENCE
     raise FileNotFoundError(
-        "reference schema directory not found (expected ../shared/reference beside the repo)"
+        f"reference schema directory not found: {REFERENCE}"
     )
 
 
