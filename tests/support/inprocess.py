@@ -13,7 +13,8 @@ from pathlib import Path
 
 from tests.support.memory import MemoryClient
 from tether_server.app import App
-from tether_server.cli import _parser, _serve_options
+from tether_server.cli import _parser
+from tether_server.commands.app_server import serve_options as _serve_options
 from tether_server.config import load_config, prepare_home
 from tether_server.serve_options import private_paths
 

@@ -21,9 +21,7 @@ EXPERIMENTAL = Path(__file__).resolve().parents[2] / "conformance" / "reference-
 def reference_dir() -> Path:
     if REFERENCE.is_dir():
         return REFERENCE
-    raise FileNotFoundError(
-        f"reference schema directory not found: {REFERENCE}"
-    )
+    raise FileNotFoundError(f"reference schema directory not found: {REFERENCE}")
 
 
 @cache

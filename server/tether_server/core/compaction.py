@@ -17,10 +17,8 @@ from tether_server.core.items import ContextCompaction
 from tether_server.providers.base import ModelProvider, ModelRequest, OutputItemDone
 
 if TYPE_CHECKING:
-    from tether_server.core.session import ThreadSession
-    from tether_server.core.turn_runner import ActiveTurn
+    from tether_server.core.turn_scope import ActiveTurn, WorkScope
 
-MARKER = "tether.compacted"
 USER_BUDGET_CHARS = 80_000  # about 20,000 tokens of the user's own words are kept verbatim
 DEFAULT_CONTEXT_WINDOW = 272_000
 
@@ -42,17 +40,6 @@ def auto_compact_limit(context_window: int | None, configured: int | None) -> in
     window = context_window or DEFAULT_CONTEXT_WINDOW
     limit = int(window * 0.9)
     return min(limit, configured) if configured else limit
-
-
-def fold(history: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """Apply compaction markers: the history a loaded thread continues from."""
-    out: list[dict[str, Any]] = []
-    for item in history:
-        if item.get("type") == MARKER:
-            out = list(item.get("replacement") or [])
-        else:
-            out.append(item)
-    return out
 
 
 def _is_real_user_message(item: dict[str, Any]) -> bool:
@@ -108,7 +95,7 @@ COMPACTED_WARNING = (
 )
 
 
-async def run_in_turn(session: ThreadSession, turn: ActiveTurn) -> None:
+async def run_in_turn(session: WorkScope, turn: ActiveTurn) -> None:
     """Compact inside `turn`, as a `contextCompaction` item, then warn the user that it happened."""
     settings, deps, recorder = session.settings, session.deps, session.recorder
     item = ContextCompaction(uuid7(), now_ms())

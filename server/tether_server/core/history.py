@@ -1,4 +1,5 @@
-"""Model history as sent: every tool call answered, whatever happened to the daemon meanwhile."""
+"""Model history as recorded and as sent: compaction markers folded, every tool call answered
+(whatever happened to the daemon meanwhile)."""
 
 from __future__ import annotations
 
@@ -20,4 +21,19 @@ def normalized(history: list[dict[str, Any]]) -> list[dict[str, Any]]:
         kind = item.get("type")
         if kind in _CALL_OUTPUT and str(item.get("call_id")) not in answered:
             out.append({"type": _CALL_OUTPUT[kind], "call_id": item.get("call_id"), "output": ABORTED})
+    return out
+
+
+MARKER = "tether.compacted"
+"""The history entry compaction records: its `replacement` is the history from there on."""
+
+
+def fold(history: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Apply compaction markers: the history a loaded thread continues from."""
+    out: list[dict[str, Any]] = []
+    for item in history:
+        if item.get("type") == MARKER:
+            out = list(item.get("replacement") or [])
+        else:
+            out.append(item)
     return out

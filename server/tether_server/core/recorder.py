@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from tether_server.core import compaction
+from tether_server.core.history import MARKER, fold
 from tether_server.core.items import ThreadItem
 from tether_server.store.base import Batch, HistoryRecord, ItemRecord, ThreadRecord, TurnRecord
 
@@ -30,7 +30,7 @@ class ThreadRecorder:
         self.record = record
         self._item_json = item_json
         self.ephemeral = ephemeral
-        self.history: list[dict[str, Any]] = compaction.fold(list(history or []))
+        self.history: list[dict[str, Any]] = fold(list(history or []))
         self._history_ordinal = len(history or [])  # stored records, markers included
         self._turn_count = turn_count
         self._item_count = item_count
@@ -55,8 +55,8 @@ class ThreadRecorder:
 
     def compacted(self, turn_id: str, replacement: list[dict[str, Any]]) -> None:
         """Record a compaction marker and continue from its replacement history."""
-        self.history_entry(turn_id, {"type": compaction.MARKER, "replacement": replacement})
-        self.history = compaction.fold(self.history)
+        self.history_entry(turn_id, {"type": MARKER, "replacement": replacement})
+        self.history = fold(self.history)
 
     def replace_history(self, history: list[dict[str, Any]]) -> None:
         """Start from another thread's history (an ephemeral fork; nothing is written)."""

@@ -22,8 +22,7 @@ from tether_server.core.items import AgentMessage, ReviewMode
 from tether_server.providers.base import Completed, ModelRequest, OutputItemDone
 
 if TYPE_CHECKING:
-    from tether_server.core.session import ThreadSession
-    from tether_server.core.turn_runner import ActiveTurn
+    from tether_server.core.turn_scope import ActiveTurn, WorkScope
 
 _LOCATION = {
     "type": "object",
@@ -109,7 +108,7 @@ def _where(location: Any) -> str:
     return f" — {location['absolute_file_path']}{lines}"
 
 
-async def _ask_model(session: ThreadSession, turn_id: str, job: ReviewJob) -> str:
+async def _ask_model(session: WorkScope, turn_id: str, job: ReviewJob) -> str:
     settings = session.settings
     request = ModelRequest(
         model=settings.model,
@@ -137,14 +136,14 @@ async def _ask_model(session: ThreadSession, turn_id: str, job: ReviewJob) -> st
     return answer
 
 
-async def _show(session: ThreadSession, turn: ActiveTurn, item: ReviewMode | AgentMessage) -> None:
+async def _show(session: WorkScope, turn: ActiveTurn, item: ReviewMode | AgentMessage) -> None:
     await session.sink.emit(ev.ItemStarted(session.thread_id, turn.id, item))
     item.completed_at_ms = now_ms()
     session.recorder.item(turn.id, item)
     await session.sink.emit(ev.ItemCompleted(session.thread_id, turn.id, item))
 
 
-async def run_in_turn(session: ThreadSession, turn: ActiveTurn, job: ReviewJob) -> AgentMessage:
+async def run_in_turn(session: WorkScope, turn: ActiveTurn, job: ReviewJob) -> AgentMessage:
     """The review turn's work; returns the agent message holding the rendered review."""
     recorder = session.recorder
     await _show(session, turn, ReviewMode(uuid7(), "enteredReviewMode", job.label, now_ms()))

@@ -7,51 +7,23 @@ from start to finish), `compaction` and `user_shell` (the other kinds of turn wo
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 from tether_server.core import compaction, context, review_mode, turn_runner, user_shell
 from tether_server.core import events as ev
 from tether_server.core.dynamic_calls import DynamicTools
-from tether_server.core.execpolicy import ExecRules
-from tether_server.core.items import ThreadItem
-from tether_server.core.ports import ApprovalPort, EventSink
+from tether_server.core.ports import EventSink
 from tether_server.core.recorder import ThreadRecorder
 from tether_server.core.review import AutoReviewer
 from tether_server.core.settings import TurnSettings
-from tether_server.core.tool_calls import CommandGate
-from tether_server.core.turn_runner import INTERRUPTED_MARKER, ActiveTurn, TurnWork
+from tether_server.core.turn_runner import INTERRUPTED_MARKER, TurnWork
+from tether_server.core.turn_scope import ActiveTurn, SessionDeps, new_turn
 from tether_server.core.usage import UsageTracker
 from tether_server.errors import Conflict
 from tether_server.store.base import ThreadRecord
 from tether_server.tools.exec.sessions import ProcessSessions
-from tether_server.tools.mcp.manager import McpManager
 
 __all__ = ["INTERRUPTED_MARKER", "SessionDeps", "ThreadSession"]
-
-
-@dataclass
-class SessionDeps:
-    """What a session needs from the composition root."""
-
-    provider_for: Any  # Callable[[str], ModelProvider]: provider id → provider
-    home: Path | None
-    agents_max_bytes: int
-    stream_max_retries: int
-    context_window: int | None
-    gate: CommandGate
-    env: Mapping[str, str]
-    item_json: Callable[[ThreadItem], dict[str, Any]]  # the projection's: how the store keeps items
-    approvals_for: Callable[[str], ApprovalPort] | None = None
-    exec_rules: ExecRules | None = None
-    auto_compact_token_limit: int | None = None
-    allow_login_shell: bool = True
-    private_paths: tuple[Path, ...] = ()
-    hidden_paths: tuple[Path, ...] = ()
-    web_search: str = "disabled"  # live | cached | disabled: the provider's hosted search
-    mcp: McpManager | None = None
 
 
 class ThreadSession:
@@ -125,7 +97,7 @@ class ThreadSession:
         """
         if self.active is not None:
             raise Conflict("a turn is already running")
-        turn = turn_runner.new_turn(self.recorder.next_turn_ordinal(), output_schema)
+        turn = new_turn(self.recorder.next_turn_ordinal(), output_schema)
         self.active = turn
         turn_runner.open_turn(self, turn)
         if released:

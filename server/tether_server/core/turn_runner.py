@@ -9,9 +9,8 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from tether_server import log, metrics, telemetry
 from tether_server.core import compaction, context, external_tools, items
@@ -22,12 +21,10 @@ from tether_server.core.ids import now_ms, now_s, uuid7
 from tether_server.core.tool_calls import ToolContext
 from tether_server.core.tool_specs import default_tools
 from tether_server.core.turn import SamplingResult, TurnRun, sample_with_retries
+from tether_server.core.turn_scope import ActiveTurn, TurnScope
 from tether_server.errors import ConfigError, ProviderError, TetherError
 from tether_server.providers.base import ModelRequest
 from tether_server.store.base import TurnRecord
-
-if TYPE_CHECKING:
-    from tether_server.core.session import ThreadSession
 
 _log = log.get("tether.core.session")
 
@@ -37,32 +34,11 @@ INTERRUPTED_MARKER = (
 )
 
 
-@dataclass
-class ActiveTurn:
-    id: str
-    ordinal: int
-    started_at: int
-    started_mono_ms: int
-    pending: list[tuple[list[dict[str, Any]], str | None]] = field(default_factory=list)
-    task: asyncio.Task[None] | None = None
-    output_schema: dict[str, Any] | None = None
-    # Set once the turn may run: a turn/start answer goes out only after the turn is on disk, and
-    # the turn's own events must follow that answer.
-    released: asyncio.Event = field(default_factory=asyncio.Event)
-    kind: str | None = None  # "review" or "compact": a turn that takes no steering input
-    steered: asyncio.Event = field(default_factory=asyncio.Event)
-    """Set by a steer: the model's response in flight is cut short (see `core/turn.py`)."""
-
-
-TurnWork = Callable[["ThreadSession", ActiveTurn], Awaitable[items.AgentMessage | None]]
+TurnWork = Callable[[TurnScope, ActiveTurn], Awaitable[items.AgentMessage | None]]
 """What a turn does between its start and its finish; returns the final agent message, if any."""
 
 
-def new_turn(ordinal: int, output_schema: dict[str, Any] | None = None) -> ActiveTurn:
-    return ActiveTurn(uuid7(), ordinal, now_s(), now_ms(), output_schema=output_schema)
-
-
-def open_turn(session: ThreadSession, turn: ActiveTurn) -> None:
+def open_turn(session: TurnScope, turn: ActiveTurn) -> None:
     """Record the thread and the turn, in progress, for the next commit."""
     recorder = session.recorder
     recorder.materialized = True
@@ -73,7 +49,7 @@ def open_turn(session: ThreadSession, turn: ActiveTurn) -> None:
 
 
 def turn_record(
-    session: ThreadSession, turn: ActiveTurn, status: str, error: dict[str, Any] | None = None
+    session: TurnScope, turn: ActiveTurn, status: str, error: dict[str, Any] | None = None
 ) -> TurnRecord:
     done = status != "inProgress"
     return TurnRecord(
@@ -88,7 +64,7 @@ def turn_record(
     )
 
 
-async def run_turn(session: ThreadSession, turn: ActiveTurn, work: TurnWork) -> None:
+async def run_turn(session: TurnScope, turn: ActiveTurn, work: TurnWork) -> None:
     """The turn task: always ends with `TurnCompleted` (completed, interrupted or failed)."""
     metrics.turn_started()
     with telemetry.span("turn", {"tether.thread_id": session.thread_id, "tether.turn_id": turn.id}) as span:
@@ -101,7 +77,7 @@ async def run_turn(session: ThreadSession, turn: ActiveTurn, work: TurnWork) -> 
 
 
 async def _run_turn_work(
-    session: ThreadSession, turn: ActiveTurn, work: TurnWork
+    session: TurnScope, turn: ActiveTurn, work: TurnWork
 ) -> tuple[str, dict[str, Any] | None, items.AgentMessage | None]:
     status: str = "completed"
     error: dict[str, Any] | None = None
@@ -128,7 +104,7 @@ async def _run_turn_work(
     return status, error, final
 
 
-def _record_context(session: ThreadSession, turn: ActiveTurn) -> None:
+def _record_context(session: TurnScope, turn: ActiveTurn) -> None:
     """The environment (first turn) or what changed in the settings since the last turn."""
     deps = session.deps
     if session.reference is None:
@@ -143,7 +119,7 @@ def _record_context(session: ThreadSession, turn: ActiveTurn) -> None:
 
 
 async def _finish(
-    session: ThreadSession,
+    session: TurnScope,
     turn: ActiveTurn,
     status: str,
     error: dict[str, Any] | None,
@@ -178,7 +154,7 @@ async def _finish(
 # ---- sampling the model -----------------------------------------------------------------------------
 
 
-async def sample_until_done(session: ThreadSession, turn: ActiveTurn) -> items.AgentMessage | None:
+async def sample_until_done(session: TurnScope, turn: ActiveTurn) -> items.AgentMessage | None:
     """The work of a normal turn: sample, run the tools, repeat while the model or the user has more."""
     final: items.AgentMessage | None = None
     run = TurnRun(
@@ -205,7 +181,7 @@ async def sample_until_done(session: ThreadSession, turn: ActiveTurn) -> items.A
             await compaction.run_in_turn(session, turn)
 
 
-async def _record_user_input(session: ThreadSession, turn: ActiveTurn) -> None:
+async def _record_user_input(session: TurnScope, turn: ActiveTurn) -> None:
     """Record every pending input as a user message item (and into the model history)."""
     recorder = session.recorder
     while turn.pending:
@@ -223,7 +199,7 @@ async def _record_user_input(session: ThreadSession, turn: ActiveTurn) -> None:
     turn.steered.clear()
 
 
-def _tool_context(session: ThreadSession, turn: ActiveTurn) -> ToolContext:
+def _tool_context(session: TurnScope, turn: ActiveTurn) -> ToolContext:
     thread_id, settings, deps = session.thread_id, session.settings, session.deps
     return ToolContext(
         thread_id=thread_id,
@@ -247,13 +223,13 @@ def _tool_context(session: ThreadSession, turn: ActiveTurn) -> ToolContext:
     )
 
 
-def _request_tools(session: ThreadSession) -> list[dict[str, Any]]:
+def _request_tools(session: TurnScope) -> list[dict[str, Any]]:
     """The built-in tools, then the hosted ones: a fixed order keeps the prefix cacheable."""
     deps = session.deps
     return [*default_tools(), *external_tools.request_tools(deps.web_search, deps.mcp, session.dynamic)]
 
 
-def _build_request(session: ThreadSession, turn: ActiveTurn) -> ModelRequest:
+def _build_request(session: TurnScope, turn: ActiveTurn) -> ModelRequest:
     settings = session.settings
     text: dict[str, Any] | None = None
     if turn.output_schema is not None:

@@ -17,8 +17,7 @@ from tether_server.core.ids import now_ms, uuid7
 from tether_server.tools.exec.shell import join_command, parse_command_actions
 
 if TYPE_CHECKING:
-    from tether_server.core.session import ThreadSession
-    from tether_server.core.turn_runner import ActiveTurn
+    from tether_server.core.turn_scope import ActiveTurn, WorkScope
 
 DEFAULT_TIMEOUT_MS = 3_600_000
 TIMEOUT_EXIT_CODE = 124
@@ -97,7 +96,7 @@ def item(item_id: str, command: str, cwd: str) -> items.CommandExecution:
     )
 
 
-async def run_in_turn(session: ThreadSession, turn: ActiveTurn, command: str, timeout_ms: int | None) -> None:
+async def run_in_turn(session: WorkScope, turn: ActiveTurn, command: str, timeout_ms: int | None) -> None:
     """Run the command as a `userShell` command item of `turn`, and tell the model what it printed."""
     thread_id, cwd = session.thread_id, session.settings.cwd
     shell = item(uuid7(), command, cwd)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 from typing import TYPE_CHECKING, Any
 
+from tether_protocol.common import EmptyParams
 from tether_protocol.v2 import mcp as w
 from tether_server.config import load_config
 from tether_server.errors import ConfigError, InvalidRequest, NotFound
@@ -101,7 +102,7 @@ async def status_list(
     )
 
 
-async def reload(state: ServerState, ctx: RequestContext, params: Any) -> w.McpServerRefreshResponse:
+async def reload(state: ServerState, ctx: RequestContext, params: EmptyParams) -> w.McpServerRefreshResponse:
     manager = _manager(state)
     try:
         fresh = await asyncio.to_thread(load_config, state.home, profile=state.config.profile)

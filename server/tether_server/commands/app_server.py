@@ -1,0 +1,240 @@
+"""`tether app-server` itself: flags to options, the app built off the event loop, and the serve loop.
+
+The stdio daemon answers the client's `initialize` while the daemon loads in a background thread
+(`run_stdio`); with sockets or a pid file the app is prepared, then served (`run`).
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import os
+import signal
+import sys
+import threading
+from collections.abc import Coroutine
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from tether_server import __version__
+
+if TYPE_CHECKING:
+    from tether_server.app import App
+    from tether_server.serve import StdioFront
+    from tether_server.serve_options import ServeOptions
+
+
+def serve_options(args: argparse.Namespace, home: Path) -> ServeOptions:
+    from tether_server.serve_options import ServeOptions, check_options, parse_listen, resolve_auth
+    from tether_server.transports.ws_auth import WsAuthFlags
+
+    flags = WsAuthFlags(
+        mode=args.ws_auth,
+        token_file=args.ws_token_file,
+        token_sha256=args.ws_token_sha256,
+        shared_secret_file=args.ws_shared_secret_file,
+        issuer=args.ws_issuer,
+        audience=args.ws_audience,
+        max_clock_skew_s=args.ws_max_clock_skew_seconds,
+    )
+    listens = [parse_listen(url, home) for url in args.listen or ["stdio://"]]
+    auth, no_auth = resolve_auth(flags, listens, home)
+    options = ServeOptions(
+        listens=listens,
+        auth=auth,
+        no_auth=no_auth,
+        tls_cert=args.tls_cert,
+        tls_key=args.tls_key,
+        outbox_capacity=args.outbox_capacity,
+        max_message_bytes=args.max_message_bytes,
+        max_connections=args.max_connections,
+        max_connections_per_peer=args.max_connections_per_peer,
+        receive_queue=args.receive_queue,
+        pid_file=args.pid_file,
+    )
+    check_options(options)
+    return options
+
+
+def _prepare_app_server(args: argparse.Namespace, spawner: int) -> tuple[App, ServeOptions] | int:
+    """Everything before the event loop: logging, home, flags, config, the app; or the exit status
+    after a configuration error was reported on stderr."""
+    from tether_server import heap, warm_up, wire_models
+
+    wire_models.skip_plugin_search()  # before the first model is built
+    start_logging(args, spawner)
+    from tether_server import log
+    from tether_server.app import App
+    from tether_server.config import load_config, prepare_home
+    from tether_server.errors import ConfigError
+    from tether_server.home_path import tether_home
+    from tether_server.serve_options import private_paths
+
+    home = tether_home()
+    try:
+        prepare_home(home)
+        options = serve_options(args, home)
+        loaded = load_config(home, args.overrides, strict=args.strict_config, profile=args.profile)
+    except ConfigError as exc:
+        sys.stderr.write(f"tether: configuration error: {exc.message}\n")
+        return 2
+    logger = log.get("tether.cli")
+    for warning in loaded.warnings:
+        logger.warning("config.warning", message=warning)
+    if args.metrics or loaded.config.tether.metrics:
+        from tether_server import metrics
+
+        metrics.enable()
+        if not options.sockets:
+            logger.warning("metrics.no_listener", hint="/metrics is served on ws:// and wss:// listeners")
+    app = App(
+        loaded,
+        home,
+        max_inflight=args.max_inflight_requests,
+        max_inflight_per_connection=args.max_inflight_per_connection,
+        hidden_paths=private_paths(home, options),
+    )
+    import tether_server.serve  # noqa: F401 - loaded here, off the event loop (and off the front's path)
+
+    wire_models.build_shared()
+    # A client that starts a daemon runs turns on it: the model provider (httpx and its
+    # transports, ~75 ms of imports) loads now, before the first request is served, rather than
+    # beside the first turn (where it competes with that turn for the interpreter).
+    warm_up.load_now()
+    heap.settle_after_start()
+    return app, options
+
+
+def _serve(app: App, options: ServeOptions, front: StdioFront | None = None) -> int:
+    from tether_server.errors import ConfigError
+    from tether_server.serve import serve_app
+    from tether_server.store.base import StoreError
+
+    async def serve_then_exit() -> int:
+        # A stdio daemon ends the moment the app has closed (database closed, answers written):
+        # tearing the event loop down first (tasks, async generators, executor threads) would only
+        # keep its client waiting for the exit.
+        return exit_now(await serve_app(app, options, front))
+
+    try:
+        return run_loop(serve_then_exit() if front is not None else serve_app(app, options, front))
+    except ConfigError as exc:
+        sys.stderr.write(f"tether: {exc.message}\n")
+        return 2
+    except StoreError as exc:  # corrupt, locked or newer database: say so, never reset it
+        sys.stderr.write(f"tether: {exc}\n")
+        return 2
+
+
+def run(args: argparse.Namespace, spawner: int) -> int:
+    prepared = _prepare_app_server(args, spawner)
+    if isinstance(prepared, int):
+        return prepared
+    return _serve(*prepared)
+
+
+def stdio_only(args: argparse.Namespace) -> bool:
+    return (args.listen or ["stdio://"]) == ["stdio://"] and args.pid_file is None and sys.stdin is not None
+
+
+def run_stdio(args: argparse.Namespace, spawner: int) -> int:
+    """The stdio daemon: answer `initialize` while the daemon loads, then serve; exit at once.
+
+    A background thread does everything `_prepare_app_server` does (imports, config, the app)
+    while this thread waits for the client's first frame (after it, when it was already there).
+    If that frame is a plain `initialize` it is answered here (rpc.handshake); otherwise it is
+    handed to the server unanswered. A
+    start-up error found first (the client had not spoken yet) is reported exactly as without
+    the front; one found after the early answer is too (stderr, exit 2): the client then sees
+    stdout close after its `initialize` result.
+    """
+    from tether_server.home_path import tether_home
+    from tether_server.rpc.handshake import answer_first_frame
+
+    outcome: list[tuple[App, ServeOptions] | int | BaseException] = []
+    ready_r, ready_w = os.pipe()
+
+    def prepare() -> None:
+        try:
+            outcome.append(_prepare_app_server(args, spawner))
+        except BaseException as exc:  # noqa: BLE001 - re-raised in the main thread below
+            outcome.append(exc)
+        finally:
+            os.write(ready_w, b"!")
+
+    loader = threading.Thread(target=prepare, name="tether-start", daemon=True)
+
+    def load() -> None:
+        if loader.ident is None:
+            loader.start()
+
+    signals = _HeldSignals()
+    # The loader starts as soon as the front would wait for the client; a first line already
+    # there is answered before it starts (on a busy machine it would take the CPU from the answer).
+    prefill, hello = answer_first_frame(
+        sys.stdin.fileno(), sys.stdout.fileno(), ready_r, load, home=tether_home(), version=__version__
+    )
+    if hello is None:
+        signals.release()
+    load()
+    loader.join()
+    os.close(ready_r)
+    os.close(ready_w)
+    prepared = outcome[0]
+    if isinstance(prepared, BaseException):
+        raise prepared
+    if isinstance(prepared, int):
+        return exit_now(prepared)
+    from tether_server.serve import StdioFront
+
+    return exit_now(_serve(*prepared, StdioFront(prefill, hello, signals.names)))
+
+
+class _HeldSignals:
+    """SIGTERM/SIGINT/SIGHUP noted, not acted on, from just before an early `initialize` answer
+    until the server's own handlers replay them: a client that was answered may ask for a drain
+    at once. Without an early answer they are released (a signal already held is re-sent), so
+    a server that has not spoken yet stops as it always did."""
+
+    _SIGNALS = (signal.SIGTERM, signal.SIGINT, signal.SIGHUP)
+
+    def __init__(self) -> None:
+        self.names: list[str] = []
+        self._previous = {sig: signal.signal(sig, self._note) for sig in self._SIGNALS}
+
+    def _note(self, signum: int, _frame: object) -> None:
+        self.names.append(signal.Signals(signum).name)
+
+    def release(self) -> None:
+        for sig, handler in self._previous.items():
+            signal.signal(sig, handler)
+        for name in self.names:
+            os.kill(os.getpid(), signal.Signals[name])
+
+
+def exit_now(status: int) -> int:
+    """End a stdio daemon without interpreter teardown: by now the database is closed and every
+    answer written (log lines go straight to fd 2, unbuffered), so nothing is left to save."""
+    for stream in (sys.stdout, sys.stderr):
+        with contextlib.suppress(OSError, ValueError):
+            stream.flush()
+    os._exit(status)
+
+
+def start_logging(args: argparse.Namespace, spawner: int) -> None:
+    from tether_server import log
+    from tether_server.transports.parent import remember_spawner
+
+    remember_spawner(spawner)
+    # Commands other than the daemon print their own results; only warnings go to the log.
+    log.configure(getattr(args, "log_level", None) or (None if args.command == "app-server" else "warning"))
+
+
+def run_loop(main: Coroutine[Any, Any, int]) -> int:
+    try:
+        import uvloop
+    except ImportError:  # pragma: no cover - uvloop is a dependency on unix
+        import asyncio
+
+        return int(asyncio.run(main))
+    return int(uvloop.run(main))
