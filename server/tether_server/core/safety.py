@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from tether_server.core.execpolicy import ExecPolicy, PrefixRule
+from tether_server.core.execpolicy import ExecPolicy, PrefixRule, strictest
 
 Verdict = Literal["allow", "prompt", "reject"]
 
@@ -137,6 +137,7 @@ def assess_command(
     rules: ExecPolicy | None = None,
     argv: Sequence[str] | None = None,
     requested_prefix: Any = None,
+    usual_shell: bool = True,
 ) -> CommandDecision:
     """The decision for one exec_command call before it runs (core.md §5.3).
 
@@ -149,6 +150,9 @@ def assess_command(
             (a script beyond `&&`, `||`, `;`, `|` is checked as its whole shell argv).
         argv: the shell argv that runs `script`.
         requested_prefix: the model's `prefix_rule` argument, proposed as the amendment when valid.
+        usual_shell: `argv` runs the script the way the user's commands run (the default shell and
+            login mode). When not, an allow rule for a command of the script allows nothing, as the
+            shell is part of the command; only a rule matching the whole argv (shell included) can.
     """
     guard = _escalation_guard(approval_policy, escalate)
     if guard is not None:
@@ -158,6 +162,8 @@ def assess_command(
     unmatched = units
     if rules is not None and rules.rules:
         matched = {i: rule for i, unit in enumerate(units) if (rule := rules.decide(unit)) is not None}
+        if not usual_shell and segments is not None:
+            matched = _under_another_shell(rules, matched, len(units), argv or ())
         ruled = _rule_decision(approval_policy, script, escalate, units, matched)
         if ruled is not None:
             return ruled
@@ -168,8 +174,23 @@ def assess_command(
     decision = _heuristic(approval_policy, sandbox_policy, rest, escalate)
     if decision.verdict != "prompt":
         return decision
-    amendment = _amendment(requested_prefix, unmatched)
+    # Under another shell, only a rule naming that shell would allow the command next time.
+    amendment = _amendment(requested_prefix, unmatched if usual_shell or not argv else [list(argv)])
     return CommandDecision(decision.verdict, decision.sandboxed, decision.reason, amendment)
+
+
+def _under_another_shell(
+    rules: ExecPolicy, matched: dict[int, PrefixRule], count: int, argv: Sequence[str]
+) -> dict[int, PrefixRule]:
+    """Per command: its own prompt or forbidden rule, or the whole argv's rule, the stricter."""
+    whole = rules.decide(argv) if argv else None
+    result: dict[int, PrefixRule] = {}
+    for i in range(count):
+        own = matched.get(i)
+        rule = strictest(r for r in (own if own and own.decision != "allow" else None, whole) if r)
+        if rule is not None:
+            result[i] = rule
+    return result
 
 
 def _escalation_guard(approval_policy: Any, escalate: bool) -> CommandDecision | None:

@@ -13,12 +13,14 @@ from tether_server import metrics, telemetry
 from tether_server.core import events as ev
 from tether_server.core import items, safety
 from tether_server.core.approval import Ask, ask_once
+from tether_server.core.exec_plan import plan_exec
 from tether_server.core.execpolicy import ExecRules
 from tether_server.core.ids import now_ms
 from tether_server.core.ports import EventSink
 from tether_server.errors import SandboxError, TetherError
 from tether_server.sandbox.runner import PreparedCommand
 from tether_server.tools import apply_patch as ap
+from tether_server.tools.exec.requested_shell import ShellRefusedError
 from tether_server.tools.exec.sessions import ExecRequest, ProcessSessions
 from tether_server.tools.exec.shell import build_shell_argv, join_command, parse_command_actions
 
@@ -108,31 +110,20 @@ async def _flags(ctx: ToolContext, flags: list[str]) -> None:
         await ctx.set_flags(flags)
 
 
-def _assess(ctx: ToolContext, cmd: str, argv: list[str], args: dict[str, Any]) -> safety.CommandDecision:
-    return safety.assess_command(
-        ctx.approval_policy,
-        ctx.sandbox_policy,
-        cmd,
-        args.get("sandbox_permissions") == "require_escalated",
-        rules=ctx.exec_rules.policy() if ctx.exec_rules is not None else None,
-        argv=argv,
-        requested_prefix=args.get("prefix_rule"),
-    )
-
-
 async def exec_command(ctx: ToolContext, call_id: str, args: dict[str, Any]) -> ToolOutput:
     cmd = args.get("cmd")
     if not isinstance(cmd, str) or not cmd.strip():
         raise ToolArgumentError("failed to parse function arguments: missing field `cmd`")
-    argv = build_shell_argv(cmd, args.get("shell"), bool(args.get("login", True)) and ctx.allow_login_shell)
-    decision = _assess(ctx, cmd, argv, args)
+    try:
+        plan = plan_exec(ctx, cmd, args)
+    except ShellRefusedError as exc:
+        return ToolOutput(f"exec_command failed for `{cmd}`: {exc}", success=False)
+    argv, cwd, decision = plan.argv, plan.cwd, plan.decision
     if decision.verdict == "reject":
         return ToolOutput(decision.reason or "rejected", success=False)
-    workdir = args.get("workdir")
-    cwd = (ctx.cwd / workdir).resolve() if isinstance(workdir, str) and workdir else ctx.cwd
     item = items.CommandExecution(call_id, join_command(argv), str(cwd), parse_command_actions(cmd), now_ms())
     if decision.verdict == "prompt":
-        refused = await _approve_command(ctx, item, decision, f"exec:{cwd}:{cmd}", args.get("justification"))
+        refused = await _approve_command(ctx, item, decision, plan.session_key, args.get("justification"))
         if refused is not None:
             return refused
     else:
