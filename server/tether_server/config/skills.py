@@ -6,13 +6,22 @@ skills are looked up in `.agents/skills` of the working directory and of each pa
 project root (the nearest folder holding a `.git`); user skills in `~/.agents/skills` and
 `$TETHER_HOME/skills` (Codex reads `~/.agents/skills` and `$CODEX_HOME/skills`). Only
 the front matter is read here: bodies are read by the model on demand, by path.
+
+The model and any cloned repository write `.agents/skills`, so a `SKILL.md` is read by the
+`safe_read` rules: no symlink, regular files only, really inside the project (a user skill: not in
+the daemon's private or hidden paths), its first `MAX_SKILL_FILE_BYTES` only. Discovery blocks:
+the daemon runs it off the event loop.
 """
 
 from __future__ import annotations
 
+import os
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
+
+from tether_server import safe_read
 
 SkillScope = Literal["repo", "user"]
 
@@ -39,17 +48,35 @@ class SkillScan:
     errors: list[tuple[Path, str]] = field(default_factory=list)
 
 
-def discover(cwd: Path, home: Path, user_home: Path | None = None) -> SkillScan:
+@dataclass(frozen=True)
+class _Where:
+    """Where a skills folder was found: the folder its files must stay in, and what is private."""
+
+    root: Path
+    contained: bool
+    private: Sequence[Path]
+
+
+def discover(cwd: Path, home: Path, user_home: Path | None = None, private: Sequence[Path] = ()) -> SkillScan:
     """The skills seen from `cwd`: repository skills (outermost folder first), then user skills.
 
-    `home` is `$TETHER_HOME`; `user_home` the user's home directory (default `~`).
+    `home` is `$TETHER_HOME`; `user_home` the user's home directory (default `~`); `private` the
+    daemon's private and hidden paths, never read through a skills folder.
     """
     scan = SkillScan()
+    project = _project_top(cwd)
     for root in _repo_skill_roots(cwd):
-        _scan_root(root, "repo", scan)
-    _scan_root((user_home or Path.home()) / ".agents" / "skills", "user", scan)
-    _scan_root(home / "skills", "user", scan)
+        _scan_root(root, "repo", scan, _Where(project, True, private))
+    for root in ((user_home or Path.home()) / ".agents" / "skills", home / "skills"):
+        _scan_root(root, "user", scan, _Where(root, False, private))
     return scan
+
+
+def _project_top(cwd: Path) -> Path:
+    for folder in (cwd, *cwd.parents):
+        if (folder / ".git").exists():
+            return folder
+    return cwd
 
 
 def _repo_skill_roots(cwd: Path) -> list[Path]:
@@ -64,7 +91,7 @@ def _repo_skill_roots(cwd: Path) -> list[Path]:
     return [root for root in roots if root.is_dir()]
 
 
-def _scan_root(root: Path, scope: SkillScope, scan: SkillScan) -> None:
+def _scan_root(root: Path, scope: SkillScope, scan: SkillScan, where: _Where) -> None:
     try:
         entries = sorted(p for p in root.iterdir() if not p.name.startswith("."))
     except OSError:
@@ -72,26 +99,35 @@ def _scan_root(root: Path, scope: SkillScope, scan: SkillScan) -> None:
     found: list[Skill] = []
     for entry in entries:
         path = entry / "SKILL.md"
-        if not path.is_file():
+        if not os.path.lexists(path):
             continue
         try:
-            found.append(parse_skill(path, scope))
+            found.append(
+                parse_skill(path, scope, where.root, contained=where.contained, private=where.private)
+            )
         except ValueError as exc:
             scan.errors.append((path, str(exc)))
     scan.skills.extend(sorted(found, key=lambda s: s.name))
 
 
-def parse_skill(path: Path, scope: SkillScope) -> Skill:
-    """Read one `SKILL.md`'s front matter.
+def parse_skill(
+    path: Path, scope: SkillScope, root: Path, *, contained: bool = True, private: Sequence[Path] = ()
+) -> Skill:
+    """Read one `SKILL.md`'s front matter, found under `root` (see `safe_read.read_prefix`).
 
     Raises:
-        ValueError: no front matter, or no `name`/`description` in it (the message says which).
+        ValueError: not readable, no front matter, or no `name`/`description` in it (the message
+            says which, never what the file holds).
     """
     try:
-        with path.open("rb") as fh:
-            text = fh.read(MAX_SKILL_FILE_BYTES).decode("utf-8", errors="replace")
+        data = safe_read.read_prefix(
+            path, MAX_SKILL_FILE_BYTES, root=root, private=private, contained=contained
+        )
+    except safe_read.Refused as exc:
+        raise ValueError(f"not read: {exc}") from None
     except OSError as exc:
         raise ValueError(f"cannot read: {exc.strerror}") from None
+    text = data.decode("utf-8", errors="replace")
     fields = _front_matter(text)
     name, description = fields.get("name", "").strip(), fields.get("description", "").strip()
     if not name:

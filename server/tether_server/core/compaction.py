@@ -7,6 +7,7 @@ from disk folds to the same history the model saw.
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from tether_server.core import context
@@ -107,7 +108,11 @@ async def run_in_turn(session: WorkScope, turn: ActiveTurn) -> None:
         normalized(recorder.history),
         session.thread_id,
     )
-    initial = context.initial_context(settings, deps.home, deps.agents_max_bytes, deps.context_window)
+    private = (*deps.private_paths, *deps.hidden_paths)
+    docs = await context.load_project_docs(
+        Path(settings.cwd), deps.home, deps.agents_max_bytes, deps.context_window, private
+    )
+    initial = context.context_messages(settings, docs)
     recorder.compacted(turn.id, replacement_history(recorder.history, summary, initial))
     session.reference = settings
     session.usage.reset_last(estimate_tokens(recorder.history))

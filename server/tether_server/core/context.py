@@ -5,16 +5,23 @@ from __future__ import annotations
 import functools
 import os
 import time
+from collections.abc import Sequence
+from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
 from typing import Any
 
+from tether_server import log, safe_read
 from tether_server.core.settings import TurnSettings, sandbox_mode_of
 from tether_server.core.skills_context import skills_section
 
 AGENTS_FILE = "AGENTS.md"
 AGENTS_OVERRIDE_FILE = "AGENTS.override.md"
 DEFAULT_WINDOW = 272_000
+# Reading the project's files normally takes milliseconds; past this the turn goes on without them.
+DOCS_TIMEOUT_S = 10.0
+
+_log = log.get("tether.core.context")
 
 
 @functools.cache
@@ -78,14 +85,6 @@ def permissions_text(settings: TurnSettings) -> str:
     return "\n".join(lines)
 
 
-def _read_capped(path: Path, budget: int) -> str:
-    try:
-        data = path.read_bytes()[:budget]
-    except OSError:
-        return ""
-    return data.decode("utf-8", errors="ignore").strip()
-
-
 def _project_root(cwd: Path) -> Path:
     for candidate in (cwd, *cwd.parents):
         if (candidate / ".git").exists():
@@ -93,36 +92,94 @@ def _project_root(cwd: Path) -> Path:
     return cwd
 
 
-def agents_md(cwd: Path, home: Path | None, max_bytes: int = 32 * 1024) -> str:
+def _first_doc(
+    directory: Path, budget: int, root: Path, private: Sequence[Path], *, follow_links: bool = False
+) -> str:
+    """The override or else the AGENTS.md of `directory`, within `budget` bytes ("" for none).
+
+    One that may not be read (a symlink, a FIFO, a place outside `root`) counts as absent.
+    """
+    for name in (AGENTS_OVERRIDE_FILE, AGENTS_FILE):
+        path = directory / name
+        try:
+            data = safe_read.read_prefix(
+                path,
+                budget,
+                root=root,
+                private=private,
+                contained=not follow_links,
+                follow_links=follow_links,
+            )
+        except FileNotFoundError:
+            continue
+        except safe_read.Refused as exc:
+            _log.warning("agents_md.refused", path=str(path), reason=str(exc))
+            continue
+        except OSError as exc:
+            _log.warning("agents_md.unreadable", path=str(path), reason=exc.strerror)
+            continue
+        return data.decode("utf-8", errors="ignore").strip()
+    return ""
+
+
+def agents_md(cwd: Path, home: Path | None, max_bytes: int = 32 * 1024, private: Sequence[Path] = ()) -> str:
     """Global `$TETHER_HOME/AGENTS.md`, then every AGENTS.md from the project root down to cwd.
 
     An `AGENTS.override.md` in a directory takes the place of that directory's AGENTS.md. The
-    total is capped at `max_bytes`, earliest files first.
+    total is capped at `max_bytes`, earliest files first, and no more than that is read. Project
+    files are read by the `safe_read` rules (`private`: the daemon's private and hidden paths);
+    the global one may be a symlink, since only the user writes `$TETHER_HOME`.
     """
-    paths: list[Path] = []
-    if home is not None:
-        for name in (AGENTS_OVERRIDE_FILE, AGENTS_FILE):
-            if (home / name).is_file():
-                paths.append(home / name)
-                break
     root = _project_root(cwd)
     chain = [cwd, *cwd.parents]
     chain = list(reversed(chain[: chain.index(root) + 1])) if root in chain else [cwd]
-    for directory in chain:
-        for name in (AGENTS_OVERRIDE_FILE, AGENTS_FILE):
-            if (directory / name).is_file():
-                paths.append(directory / name)
-                break
+    places: list[tuple[Path, Path, bool]] = [(home, home, True)] if home is not None else []
+    places += [(directory, root, False) for directory in chain]
     parts: list[str] = []
     budget = max_bytes
-    for path in paths:
+    for directory, lookup_root, follow in places:
         if budget <= 0:
             break
-        text = _read_capped(path, budget)
+        text = _first_doc(directory, budget, lookup_root, private, follow_links=follow)
         if text:
             parts.append(text)
             budget -= len(text.encode("utf-8"))
     return "\n\n".join(parts)
+
+
+@dataclass(frozen=True)
+class ProjectDocs:
+    """What a thread's first context takes from files: the skills section and the AGENTS.md text."""
+
+    skills: str = ""
+    agents: str = ""
+
+
+def read_project_docs(
+    cwd: Path, home: Path | None, agents_max_bytes: int, context_window: int, private: Sequence[Path] = ()
+) -> ProjectDocs:
+    """Blocking: run it off the event loop (`load_project_docs`)."""
+    return ProjectDocs(
+        skills_section(cwd, home, context_window, private),
+        agents_md(cwd, home, agents_max_bytes, private),
+    )
+
+
+async def load_project_docs(
+    cwd: Path,
+    home: Path | None,
+    agents_max_bytes: int,
+    context_window: int | None,
+    private: Sequence[Path] = (),
+) -> ProjectDocs:
+    """`read_project_docs` on the safe-read pool; none at all when the files take too long."""
+    window = context_window or DEFAULT_WINDOW
+    args = (cwd, home, agents_max_bytes, window, tuple(private))
+    try:
+        return await safe_read.off_loop(read_project_docs, *args, deadline_s=DOCS_TIMEOUT_S)
+    except TimeoutError:
+        _log.warning("project_docs.timeout", cwd=str(cwd), timeout_s=DOCS_TIMEOUT_S)
+        return ProjectDocs()
 
 
 def environment_context(cwd: str, shell: str | None = None) -> str:
@@ -146,17 +203,29 @@ def text_message(role: str, *texts: str) -> dict[str, Any]:
 
 
 def initial_context(
-    settings: TurnSettings, home: Path | None, agents_max_bytes: int, context_window: int | None = None
+    settings: TurnSettings,
+    home: Path | None,
+    agents_max_bytes: int,
+    context_window: int | None = None,
+    private: Sequence[Path] = (),
 ) -> list[dict[str, Any]]:
-    """The developer + contextual user messages recorded at a thread's first turn."""
+    """The developer + contextual user messages recorded at a thread's first turn (blocking: the
+    daemon reads the files with `load_project_docs` and builds with `context_messages`)."""
+    docs = read_project_docs(
+        Path(settings.cwd), home, agents_max_bytes, context_window or DEFAULT_WINDOW, private
+    )
+    return context_messages(settings, docs)
+
+
+def context_messages(settings: TurnSettings, docs: ProjectDocs) -> list[dict[str, Any]]:
+    """The developer + contextual user messages for `settings` with the project's `docs`."""
     developer = [permissions_text(settings)]
     if settings.developer_instructions:
         developer.append(settings.developer_instructions)
-    skills = skills_section(Path(settings.cwd), home, context_window or DEFAULT_WINDOW)
-    if skills:
-        developer.append(skills)
+    if docs.skills:
+        developer.append(docs.skills)
     user: list[str] = []
-    agents = agents_md(Path(settings.cwd), home, agents_max_bytes)
+    agents = docs.agents
     if agents:
         user.append(
             f"# AGENTS.md instructions for {settings.cwd}\n\n<INSTRUCTIONS>\n{agents}\n</INSTRUCTIONS>"

@@ -8,6 +8,7 @@ where to look.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 
 from tether_server.config.skills import Skill, discover
@@ -20,11 +21,11 @@ def budget_bytes(context_window: int) -> int:
     return int(context_window * BUDGET_SHARE * BYTES_PER_TOKEN)
 
 
-def skills_section(cwd: Path, home: Path | None, context_window: int) -> str:
-    """The skills text for a thread in `cwd`, or "" when there are none."""
+def skills_section(cwd: Path, home: Path | None, context_window: int, private: Sequence[Path] = ()) -> str:
+    """The skills text for a thread in `cwd`, or "" when there are none (blocking: reads files)."""
     if home is None:
         return ""
-    skills = discover(cwd, home).skills
+    skills = discover(cwd, home, private=private).skills
     return render(skills, budget_bytes(context_window)) if skills else ""
 
 

@@ -86,7 +86,7 @@ async def _run_turn_work(
         await turn.released.wait()
         await session.set_status(ev.ThreadStatus.active())
         await session.sink.emit(ev.TurnStarted(session.thread_id, turn.id, turn.started_at))
-        _record_context(session, turn)
+        await _record_context(session, turn)
         final = await work(session, turn)
     except (asyncio.CancelledError, TurnCancelled):
         status = "interrupted"
@@ -104,13 +104,19 @@ async def _run_turn_work(
     return status, error, final
 
 
-def _record_context(session: TurnScope, turn: ActiveTurn) -> None:
+async def _record_context(session: TurnScope, turn: ActiveTurn) -> None:
     """The environment (first turn) or what changed in the settings since the last turn."""
     deps = session.deps
     if session.reference is None:
-        extra = context.initial_context(
-            session.settings, deps.home, deps.agents_max_bytes, deps.context_window
+        # Read off the loop: the project's AGENTS.md and skills are whatever the model made of them.
+        docs = await context.load_project_docs(
+            Path(session.settings.cwd),
+            deps.home,
+            deps.agents_max_bytes,
+            deps.context_window,
+            (*deps.private_paths, *deps.hidden_paths),
         )
+        extra = context.context_messages(session.settings, docs)
     else:
         extra = context.settings_update(session.reference, session.settings)
     for entry in extra:

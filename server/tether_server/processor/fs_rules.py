@@ -6,7 +6,7 @@ key) nor its private files (`$TETHER_HOME`: the database, sockets, tokens; the h
 sandbox hides). A path is checked after
 resolving its symlinks, so a link planted elsewhere cannot lead into them, and a tree operation
 (remove, copy) is refused when the tree holds a private path. File work runs in worker threads shared
-by every client, so one connection may hold only a few at a time.
+by every client (a pool of their own), so one connection may hold only a few at a time.
 """
 
 from __future__ import annotations
@@ -21,11 +21,16 @@ from typing import Any, TypeVar
 from tether_server.errors import InternalError, InvalidParams, InvalidRequest, Overloaded
 from tether_server.processor.state import ServerState
 from tether_server.rpc.dispatcher import OVERLOADED
+from tether_server.safe_read import Pool, own_proc_entry
 
 T = TypeVar("T")
 
 MAX_FILE_JOBS_PER_CONNECTION = 4
+# Not the loop's default executor: the stdio transport reads its input there, and a file job stuck
+# for a while (a listing waiting on git) must not take the threads every other client needs.
+FILE_WORKERS = 16
 _jobs: Counter[int] = Counter()
+_pool = Pool(FILE_WORKERS, "tether-fs")
 
 
 def private_paths(state: ServerState) -> list[Path]:
@@ -40,17 +45,6 @@ def absolute(raw: str) -> str:
     if not os.path.isabs(raw):
         raise InvalidRequest("Invalid request: AbsolutePathBuf deserialized without a base path")
     return os.path.normpath(raw)
-
-
-def own_proc_entry(path: str) -> bool:
-    """`/proc/self`, `/proc/thread-self`, `/proc/<our pid>` or `/proc/<one of our thread ids>`."""
-    parts = Path(path).parts
-    if len(parts) < 3 or parts[:2] != ("/", "proc"):
-        return False
-    name = parts[2]
-    if name in ("self", "thread-self"):
-        return True
-    return name.isdigit() and (int(name) == os.getpid() or os.path.exists(f"/proc/self/task/{name}"))
 
 
 def refusal(path: str, private: list[Path], *, tree: bool = False) -> str | None:
@@ -109,14 +103,14 @@ def _release(conn_id: int, work: asyncio.Future[Any]) -> None:
 
 
 async def run_job(conn_id: int, fn: Callable[..., T], *args: object) -> T:
-    """Run `fn(*args)` in a worker thread under `conn_id`'s cap; OSError becomes `os_error`.
+    """Run `fn(*args)` on the file pool under `conn_id`'s cap; OSError becomes `os_error`.
 
     The slot is held until the thread is done, even when the request is cancelled first.
     """
     if _jobs[conn_id] >= MAX_FILE_JOBS_PER_CONNECTION:
         raise Overloaded(OVERLOADED, data={"scope": "fs", "limit": MAX_FILE_JOBS_PER_CONNECTION})
     _jobs[conn_id] += 1
-    work: asyncio.Future[T] = asyncio.ensure_future(asyncio.to_thread(fn, *args))
+    work: asyncio.Future[T] = asyncio.wrap_future(_pool.submit(fn, *args))
     work.add_done_callback(lambda f: _release(conn_id, f))
     try:
         return await asyncio.shield(work)

@@ -7,9 +7,11 @@ from pathlib import Path
 from tether_protocol.common import EmptyParams
 from tether_protocol.v2 import config as cfgw
 from tether_protocol.v2 import workspace as ws
+from tether_server import safe_read
 from tether_server.config.hooks import configured_hooks
 from tether_server.config.skills import discover
 from tether_server.config.write import OVERRIDDEN_MESSAGE, Edit, WriteResult, write_config
+from tether_server.errors import InternalError
 from tether_server.processor.settings import default_cwd
 from tether_server.processor.state import ServerState
 from tether_server.rpc.context import RequestContext
@@ -101,8 +103,14 @@ async def skills_list(
     state: ServerState, ctx: RequestContext, params: ws.SkillsListParams
 ) -> ws.SkillsListResponse:
     entries = []
+    deps = state.threads.deps
+    private = (*deps.private_paths, *deps.hidden_paths)
     for cwd in _cwds(params.cwds):
-        scan = discover(Path(cwd), state.home)
+        # Off the loop: a project's skills folder is whatever the model or a clone made of it.
+        try:
+            scan = await safe_read.off_loop(discover, Path(cwd), state.home, None, private)
+        except TimeoutError:
+            raise InternalError(f"reading the skills of {cwd} timed out") from None
         skills = [
             ws.SkillMetadata(
                 name=s.name,

@@ -4,6 +4,11 @@ In a git work tree, `git ls-files --cached --others --exclude-standard` is the a
 the index is already there). Elsewhere the tree is walked and every `.gitignore` on the way is
 applied with a real gitignore matcher (`pathspec`), as git would. `.git` itself is never listed,
 nor anything under `excluded` (the daemon's private paths).
+
+A `.gitignore` is whatever the model or a cloned repository made of it: it is read by the
+`safe_read` rules (a FIFO would otherwise hang the walk, a sparse giant fill the memory), its
+first `MAX_IGNORE_BYTES` only. git itself opens a FIFO `.gitignore` and waits: `GIT_TIMEOUT_S`
+bounds that, and the walk takes over.
 """
 
 from __future__ import annotations
@@ -16,7 +21,10 @@ from pathlib import Path
 
 import pathspec
 
+from tether_server import safe_read
+
 MAX_ENTRIES = 1_000_000
+MAX_IGNORE_BYTES = 1024 * 1024
 GIT_TIMEOUT_S = 20.0
 
 
@@ -36,7 +44,7 @@ def list_root(root: str, excluded: list[Path], cancelled: Callable[[], bool] = l
     """Everything under `root` that is not ignored (at most `MAX_ENTRIES` files)."""
     files = _git_files(root)
     if files is None:
-        files = _walk(root, cancelled)
+        files = _walk(root, excluded, cancelled)
     files = files[:MAX_ENTRIES]
     hidden = [os.path.relpath(p, root) for p in excluded if p.is_relative_to(root)]
     if hidden:
@@ -83,7 +91,7 @@ def _git_files(root: str) -> list[str] | None:
     return [n for n in dict.fromkeys(listed) if n not in gone]
 
 
-def _walk(root: str, cancelled: Callable[[], bool]) -> list[str]:
+def _walk(root: str, excluded: list[Path], cancelled: Callable[[], bool]) -> list[str]:
     files: list[str] = []
     # Each entry: a directory (relative, "" for the root) and the ignore rules in force there,
     # as (base directory, spec) pairs from the root down.
@@ -98,7 +106,7 @@ def _walk(root: str, cancelled: Callable[[], bool]) -> list[str]:
                 entries = sorted(it, key=lambda e: e.name)
         except OSError:
             continue
-        own = _ignore_file(here)
+        own = _ignore_file(here, root, excluded)
         if own is not None:
             rules = [*rules, (rel, own)]
         for entry in entries:
@@ -115,13 +123,13 @@ def _walk(root: str, cancelled: Callable[[], bool]) -> list[str]:
     return files
 
 
-def _ignore_file(directory: str) -> pathspec.GitIgnoreSpec | None:
+def _ignore_file(directory: str, root: str, excluded: list[Path]) -> pathspec.GitIgnoreSpec | None:
+    path = Path(directory, ".gitignore")
     try:
-        with open(os.path.join(directory, ".gitignore"), encoding="utf-8", errors="replace") as handle:
-            lines = handle.read().splitlines()
-    except OSError:
+        data = safe_read.read_prefix(path, MAX_IGNORE_BYTES, root=Path(root), private=excluded)
+    except (OSError, safe_read.Refused):
         return None
-    return pathspec.GitIgnoreSpec.from_lines(lines)
+    return pathspec.GitIgnoreSpec.from_lines(data.decode("utf-8", errors="replace").splitlines())
 
 
 def _ignored(path: str, is_dir: bool, rules: list[tuple[str, pathspec.GitIgnoreSpec]]) -> bool:
