@@ -154,3 +154,32 @@ def test_the_models_prefix_rule_is_proposed_when_it_fits_and_is_not_an_interpret
     assert proposed(["mkdir"]) == ("touch", "a.txt")
     assert proposed(["python3"], "python3 x.py") == ("python3", "x.py")
     assert proposed("touch") == ("touch", "a.txt")
+
+
+def _under(
+    shell: str, script: str, rules: str = RULES, approval: object = "on-request"
+) -> safety.CommandDecision:
+    argv = [shell, "-c", script]
+    return safety.assess_command(
+        approval, READ_ONLY, script, False, rules=_policy(rules), argv=argv, usual_shell=False
+    )
+
+
+def test_under_another_shell_an_allow_rule_for_the_script_allows_nothing() -> None:
+    assert _assess("git status") == safety.CommandDecision("allow", False)
+    other = _under("/usr/bin/dash", "git status")
+    assert (other.verdict, other.sandboxed) == ("allow", True)  # the heuristics: sandboxed
+    untrusted = _under("/usr/bin/dash", "cargo build", approval="untrusted")
+    assert untrusted.verdict == "prompt"
+    assert untrusted.amendment == ("/usr/bin/dash", "-c", "cargo build")
+
+
+def test_under_another_shell_forbidden_and_prompt_rules_still_apply() -> None:
+    assert _under("/usr/bin/dash", "ls && rm -rf build").verdict == "reject"
+    assert _under("/usr/bin/dash", "git fetch").verdict == "prompt"
+
+
+def test_a_rule_naming_the_shell_allows_the_command_under_it() -> None:
+    rules = RULES + 'prefix_rule(pattern=["/usr/bin/dash", "-c", "git status"])\n'
+    assert _under("/usr/bin/dash", "git status", rules) == safety.CommandDecision("allow", False)
+    assert _under("/usr/bin/zsh", "git status", rules).sandboxed
