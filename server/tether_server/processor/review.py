@@ -1,30 +1,56 @@
 """`review/start`: gather the target's diff, then run the review as a turn of the thread.
 
 The diff is gathered before the turn starts, so a bad target (not a repository, an unknown branch
-or commit) is a JSON-RPC error and starts nothing.
+or commit) is a JSON-RPC error and starts nothing. The git commands that gather it run in the
+read-only sandbox without network, whatever the thread's own policy: the repository's configuration
+is not the user's. Only a thread that already runs its commands unconfined (danger-full-access, an
+external sandbox) runs them bare when the sandbox is unavailable; any other thread gets the sandbox's
+refusal.
 """
 
 from __future__ import annotations
 
+from pathlib import Path
+from typing import Any
+
 from tether_protocol.v2 import review_mode as rm
 from tether_protocol.v2.turn import Turn
 from tether_server.core.review_mode import ReviewJob
-from tether_server.errors import Conflict, NotFound, archived_message
+from tether_server.errors import Conflict, NotFound, SandboxError, archived_message
 from tether_server.processor import projection
 from tether_server.processor.state import ServerState
 from tether_server.processor.turn import DRAINING
 from tether_server.rpc.context import RequestContext
+from tether_server.sandbox.runner import PreparedCommand
 from tether_server.tools import git_review
 
+GIT_POLICY: dict[str, Any] = {"type": "readOnly", "networkAccess": False}
+_UNCONFINED = ("dangerFullAccess", "externalSandbox")
 
-async def _scope(target: rm.ReviewTarget, cwd: str) -> git_review.ReviewScope:
+
+def _launcher(state: ServerState, thread_policy: dict[str, Any]) -> git_review.Launch:
+    gate = state.threads.deps.gate
+    unconfined = thread_policy.get("type") in _UNCONFINED
+
+    def launch(cwd: Path, argv: list[str]) -> PreparedCommand:
+        try:
+            return gate(GIT_POLICY, cwd, cwd, argv, True)
+        except SandboxError:
+            if not unconfined:
+                raise
+            return gate(GIT_POLICY, cwd, cwd, argv, False)
+
+    return launch
+
+
+async def _scope(target: rm.ReviewTarget, repo: git_review.Repo) -> git_review.ReviewScope:
     if isinstance(target, rm.UncommittedChangesReviewTarget):
-        return await git_review.uncommitted(cwd)
+        return await git_review.uncommitted(repo)
     if isinstance(target, rm.BaseBranchReviewTarget):
-        return await git_review.against_branch(cwd, target.branch)
+        return await git_review.against_branch(repo, target.branch)
     if isinstance(target, rm.CommitReviewTarget):
-        return await git_review.commit(cwd, target.sha, target.title)
-    return await git_review.custom(cwd, target.instructions)
+        return await git_review.commit(repo, target.sha, target.title)
+    return await git_review.custom(repo, target.instructions)
 
 
 async def start(
@@ -39,7 +65,9 @@ async def start(
         raise Conflict(archived_message(params.thread_id))
     if handle.running:
         raise Conflict("cannot start a review while a turn is running; interrupt it or wait for it to finish")
-    scope = await _scope(params.target, handle.settings.cwd)
+    settings = handle.settings
+    repo = git_review.Repo(settings.cwd, _launcher(state, settings.sandbox_policy))
+    scope = await _scope(params.target, repo)
     turn_id, release = await handle.start_review(ReviewJob(scope.label, scope.request))
     ctx.after_response(release)
     turn = Turn.model_validate(projection.turn_json(turn_id, "inProgress", started_at=None))

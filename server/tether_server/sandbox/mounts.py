@@ -1,8 +1,9 @@
 """Turn a policy plus the filesystem as it is now into the list of mounts bwrap should make.
 
 This is the only impure step before the argv is built: it canonicalises roots, finds the
-protected subpaths (`.git`, `.codex`, `.agents`, a `.git` file's gitdir) and classifies hidden
-paths. Everything it returns is absolute and canonical, so `bwrap.build_bwrap_argv` stays pure.
+protected subpaths (`.git`, `.codex`, `.agents`, at the top of a root and nested below it within
+`nested`'s bounds, a `.git` file's gitdir) and classifies hidden paths. Everything it returns is
+absolute and canonical, so `bwrap.build_bwrap_argv` stays pure.
 
 Two directories are kept apart: the *policy cwd* (the thread's or request's cwd), which is a
 writable root under workspace-write, and the command's *workdir*, which is only where it starts.
@@ -20,6 +21,7 @@ from pathlib import Path
 from tether_server.errors import SandboxError
 from tether_server.sandbox import stubs
 from tether_server.sandbox.hidden import outermost
+from tether_server.sandbox.nested import nested_protected
 from tether_server.sandbox.policy import SandboxPolicy
 
 PROTECTED_NAMES: tuple[str, ...] = (".git", ".codex", ".agents")
@@ -94,17 +96,20 @@ def plan_mounts(
     real_workdir = real_cwd if workdir is None else _canonical_dir(workdir, "working directory", hidden)
     roots = _canonical_roots(policy.effective_writable_roots(real_cwd, env), hidden)
     read_only: list[Path] = []
-    stubs: list[Path] = []
+    missing_paths: list[Path] = []
     for root in roots:
         found, missing = _protected_in(root, in_cwd=root == real_cwd)
         read_only.extend(found)
-        stubs.extend(missing)
+        missing_paths.extend(missing)
+        read_only.extend(
+            nested_protected(root, PROTECTED_NAMES, roots=roots, hidden=hidden, skip=stubs.is_stub)
+        )
     read_only.extend(_gitdir_targets(read_only, roots))
     return MountPlan(
         workdir=real_workdir,
         writable_roots=roots,
         read_only_paths=tuple(dict.fromkeys(read_only)),
-        stub_paths=tuple(dict.fromkeys(stubs)),
+        stub_paths=tuple(dict.fromkeys(missing_paths)),
         hidden_dirs=hidden_dirs,
         hidden_files=hidden_files,
         reexposed_files=_reexposed(reexposed, hidden_dirs),

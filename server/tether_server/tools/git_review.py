@@ -1,24 +1,46 @@
-"""What a code review looks at: a git diff for each `review/start` target, gathered on the host.
+"""What a code review looks at: a git diff for each `review/start` target.
 
-The git commands only read. They run with the repository's configuration defused where it could
-run programs (external diff drivers, text conversion filters, an fsmonitor hook) or take locks:
-the review of a repository someone else prepared must not execute anything from it.
+The git commands only read, and each runs inside the read-only sandbox without network (`Launch`):
+a repository someone else prepared (or the model armed) configures programs that flags cannot all
+defuse (`filter.<name>.clean` named by `.gitattributes`, `gpg.program` under `log.showSignature`,
+...), so whatever it runs can neither write nor reach the network. The flags stay, for what they
+do cover (external diff drivers, text conversion, an fsmonitor hook, signature checks, locks),
+and for threads that run unconfined anyway.
 """
 
 from __future__ import annotations
 
 import asyncio
 import os
+from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 
-from tether_server.errors import InvalidParams, InvalidRequest
+from tether_server.errors import InvalidParams, InvalidRequest, SandboxError
+from tether_server.sandbox.runner import PreparedCommand
 
 MAX_DIFF_CHARS = 300_000
 MAX_OUTPUT_BYTES = 2 * MAX_DIFF_CHARS
 MAX_UNTRACKED_FILES = 200
 GIT_TIMEOUT_S = 30.0
-_SAFE_CONFIG = ("-c", "core.fsmonitor=false", "-c", "diff.external=", "-c", "core.pager=cat")
+_SAFE_CONFIG = (
+    *("-c", "core.fsmonitor=false", "-c", "diff.external=", "-c", "core.pager=cat"),
+    *("-c", "log.showSignature=false"),
+)
 _DIFF_FLAGS = ("--no-color", "--no-ext-diff", "--no-textconv")
+
+
+Launch = Callable[[Path, list[str]], PreparedCommand]
+"""(repository directory, git argv) → the command to spawn: git wrapped in the read-only sandbox
+without network, or bare for a thread that runs unconfined. Raises `SandboxError` when it cannot."""
+
+
+@dataclass(frozen=True)
+class Repo:
+    """Where the review's git commands run and how they are launched."""
+
+    cwd: str
+    launch: Launch
 
 
 @dataclass(frozen=True)
@@ -38,18 +60,27 @@ async def _bounded(stream: asyncio.StreamReader, limit: int) -> tuple[bytes, boo
     return bytes(data), False
 
 
-async def _git(cwd: str, *args: str, ok_codes: tuple[int, ...] = (0,)) -> str:
+async def _git(repo: Repo, *args: str, ok_codes: tuple[int, ...] = (0,)) -> str:
     """git's output (at most `MAX_OUTPUT_BYTES`; a longer one is cut and git stopped)."""
     # Only what git needs: the daemon's secrets stay out of its environment.
     env = {key: os.environ[key] for key in ("PATH", "HOME") if key in os.environ}
     env.update(GIT_OPTIONAL_LOCKS="0", GIT_TERMINAL_PROMPT="0", LC_ALL="C")
+    prepared = repo.launch(Path(repo.cwd), ["git", *_SAFE_CONFIG, *args])
+    try:
+        return await _run(repo.cwd, prepared, env, args[0], ok_codes)
+    finally:
+        prepared.cleanup()
+
+
+async def _run(
+    cwd: str, prepared: PreparedCommand, env: dict[str, str], what: str, ok_codes: tuple[int, ...]
+) -> str:
     try:
         proc = await asyncio.create_subprocess_exec(
-            "git",
-            *_SAFE_CONFIG,
-            *args,
+            *prepared.argv,
             cwd=cwd,
             env=env,
+            pass_fds=prepared.pass_fds,
             stdin=asyncio.subprocess.DEVNULL,
             stdout=asyncio.subprocess.PIPE,
             stderr=asyncio.subprocess.PIPE,
@@ -70,23 +101,26 @@ async def _git(cwd: str, *args: str, ok_codes: tuple[int, ...] = (0,)) -> str:
     except TimeoutError:
         proc.kill()
         await proc.wait()
-        raise InvalidRequest(f"git {args[0]} took longer than {GIT_TIMEOUT_S:.0f}s") from None
+        raise InvalidRequest(f"git {what} took longer than {GIT_TIMEOUT_S:.0f}s") from None
     if cut:
         return out.decode("utf-8", "replace")
+    detail = err.decode("utf-8", "replace").strip().splitlines()
+    if prepared.setup_failed():
+        # Not git's answer but bwrap's: saying "not a repository" would hide why.
+        raise SandboxError(f"cannot run git in the sandbox: {detail[-1] if detail else proc.returncode}")
     if proc.returncode not in ok_codes:
-        detail = err.decode("utf-8", "replace").strip().splitlines()
-        raise InvalidRequest(f"git {args[0]} failed: {detail[-1] if detail else proc.returncode}")
+        raise InvalidRequest(f"git {what} failed: {detail[-1] if detail else proc.returncode}")
     return out.decode("utf-8", "replace")
 
 
-async def _repository(cwd: str) -> None:
+async def _repository(repo: Repo) -> None:
     try:
-        inside = await _git(cwd, "rev-parse", "--is-inside-work-tree")
+        inside = await _git(repo, "rev-parse", "--is-inside-work-tree")
     except InvalidRequest:
         inside = ""
     if inside.strip() != "true":
         raise InvalidRequest(
-            f"not a git repository: {cwd} (a review needs one, except with custom instructions)"
+            f"not a git repository: {repo.cwd} (a review needs one, except with custom instructions)"
         )
 
 
@@ -97,9 +131,9 @@ def _name(kind: str, value: str) -> str:
     return value
 
 
-async def _commit_of(cwd: str, kind: str, name: str) -> str:
+async def _commit_of(repo: Repo, kind: str, name: str) -> str:
     try:
-        return (await _git(cwd, "rev-parse", "--verify", "--quiet", f"{name}^{{commit}}")).strip()
+        return (await _git(repo, "rev-parse", "--verify", "--quiet", f"{name}^{{commit}}")).strip()
     except InvalidRequest:
         raise InvalidRequest(f"unknown {kind}: {name}") from None
 
@@ -115,13 +149,13 @@ def _request(what: str, how: str, diff: str) -> str:
     return f"Review target: {what}\nThe diff below was produced with {how}.\n\n<diff>\n{body}</diff>"
 
 
-async def _untracked(cwd: str) -> str:
+async def _untracked(repo: Repo) -> str:
     names = [
-        n for n in (await _git(cwd, "ls-files", "-z", "--others", "--exclude-standard")).split("\0") if n
+        n for n in (await _git(repo, "ls-files", "-z", "--others", "--exclude-standard")).split("\0") if n
     ]
     # `--no-index` exits 1 when the files differ, which they always do here.
     parts = [
-        await _git(cwd, "diff", *_DIFF_FLAGS, "--no-index", "--", "/dev/null", name, ok_codes=(0, 1))
+        await _git(repo, "diff", *_DIFF_FLAGS, "--no-index", "--", "/dev/null", name, ok_codes=(0, 1))
         for name in names[:MAX_UNTRACKED_FILES]
     ]
     if len(names) > MAX_UNTRACKED_FILES:
@@ -129,54 +163,54 @@ async def _untracked(cwd: str) -> str:
     return "".join(parts)
 
 
-async def uncommitted(cwd: str) -> ReviewScope:
+async def uncommitted(repo: Repo) -> ReviewScope:
     """Staged, unstaged and untracked changes of the working tree."""
-    await _repository(cwd)
+    await _repository(repo)
     try:
-        await _git(cwd, "rev-parse", "--verify", "--quiet", "HEAD")
-        tracked = await _git(cwd, "diff", *_DIFF_FLAGS, "HEAD", "--")
+        await _git(repo, "rev-parse", "--verify", "--quiet", "HEAD")
+        tracked = await _git(repo, "diff", *_DIFF_FLAGS, "HEAD", "--")
     except InvalidRequest:  # no commit yet: everything staged is new
-        tracked = await _git(cwd, "diff", *_DIFF_FLAGS, "--cached", "--")
-        tracked += await _git(cwd, "diff", *_DIFF_FLAGS, "--")
-    diff = tracked + await _untracked(cwd)
+        tracked = await _git(repo, "diff", *_DIFF_FLAGS, "--cached", "--")
+        tracked += await _git(repo, "diff", *_DIFF_FLAGS, "--")
+    diff = tracked + await _untracked(repo)
     how = "`git diff HEAD` (staged and unstaged changes) plus the untracked files as new files"
     return ReviewScope("current changes", _request("the uncommitted changes in the working tree", how, diff))
 
 
-async def against_branch(cwd: str, branch: str) -> ReviewScope:
+async def against_branch(repo: Repo, branch: str) -> ReviewScope:
     """What the working tree changed since the current branch left `branch` (their merge base)."""
-    await _repository(cwd)
+    await _repository(repo)
     branch = _name("branch", branch)
-    base = await _commit_of(cwd, "branch", branch)
-    merge_base = (await _git(cwd, "merge-base", "HEAD", base)).strip()
-    diff = await _git(cwd, "diff", *_DIFF_FLAGS, merge_base, "--")
+    base = await _commit_of(repo, "branch", branch)
+    merge_base = (await _git(repo, "merge-base", "HEAD", base)).strip()
+    diff = await _git(repo, "diff", *_DIFF_FLAGS, merge_base, "--")
     how = f"`git diff {merge_base}` (the merge base of HEAD and {branch})"
     return ReviewScope(
         f"changes against '{branch}'", _request(f"the changes against the base branch '{branch}'", how, diff)
     )
 
 
-async def commit(cwd: str, sha: str, title: str | None) -> ReviewScope:
+async def commit(repo: Repo, sha: str, title: str | None) -> ReviewScope:
     """The changes commit `sha` introduced, with its message."""
-    await _repository(cwd)
+    await _repository(repo)
     sha = _name("commit", sha)
-    full = await _commit_of(cwd, "commit", sha)
-    shown = await _git(cwd, "show", *_DIFF_FLAGS, "--format=commit %H%nAuthor: %an%n%n%B", full, "--")
-    subject = title or (await _git(cwd, "log", "-1", "--format=%s", full)).strip()
+    full = await _commit_of(repo, "commit", sha)
+    shown = await _git(repo, "show", *_DIFF_FLAGS, "--format=commit %H%nAuthor: %an%n%n%B", full, "--")
+    subject = title or (await _git(repo, "log", "-1", "--format=%s", full)).strip()
     short = sha[:7] if len(sha) >= 7 else full[:7]
     label = f"commit {short}: {subject}" if subject else f"commit {short}"
     return ReviewScope(label, _request(f"the commit {full}", f"`git show {full}`", shown))
 
 
-async def custom(cwd: str, instructions: str) -> ReviewScope:
+async def custom(repo: Repo, instructions: str) -> ReviewScope:
     """Free-form instructions; the working tree's uncommitted changes come along when there are any."""
     if not instructions.strip():
         raise InvalidParams("Invalid params: review instructions must not be empty")
     context = ""
     try:
-        await _repository(cwd)
-        scope = await uncommitted(cwd)
+        await _repository(repo)
+        scope = await uncommitted(repo)
         context = "\n\nFor context, the uncommitted changes of the working tree:\n\n" + scope.request
-    except InvalidRequest:
-        pass  # not a repository: the instructions stand alone
+    except (InvalidRequest, SandboxError):
+        pass  # not a repository, or no sandbox to read it in: the instructions stand alone
     return ReviewScope(instructions, f"Review instructions from the user: {instructions}{context}")

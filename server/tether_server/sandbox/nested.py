@@ -1,0 +1,79 @@
+"""Protected names (`.git`, `.codex`, `.agents`) below the top of a writable root.
+
+A nested repository's `.git/config` is as dangerous as the top-level one: `core.fsmonitor`,
+`filter.*.clean` and the hooks it names run under the next `git` anyone starts in it. So every one
+that exists when a command starts is re-bound read-only too. Finding them walks the writable root,
+which must not cost a command more than a few milliseconds: the walk is breadth-first (shallow
+repositories first), never follows a symlink, never enters a protected directory (its contents are
+covered by the mount) nor a hidden path, and stops at `MAX_DEPTH` levels and `MAX_DIRS` directories
+per root. What lies past those bounds is not protected (docs/security.md, "nested repositories").
+"""
+
+from __future__ import annotations
+
+import os
+from collections import deque
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+MAX_DEPTH = 6
+MAX_DIRS = 2048
+# Each is a mount in the sandbox; past this many the rest stay writable (and are logged nowhere:
+# a workspace with hundreds of nested repositories is vanishingly rare).
+MAX_FOUND = 256
+
+
+def nested_protected(
+    root: Path,
+    names: Sequence[str],
+    *,
+    roots: Sequence[Path],
+    hidden: Sequence[Path],
+    skip: Callable[[Path], bool] = lambda _: False,
+) -> list[Path]:
+    """Canonical paths of the protected entries strictly below `root` (not `root/<name>` itself).
+
+    Args:
+        root: a canonical writable root.
+        names: the protected names.
+        roots: every writable root; a symlinked entry is protected at its target when that lies
+            in one of them (elsewhere it is read-only anyway).
+        hidden: canonical hidden paths, never entered.
+        skip: entries to leave out (the mount stubs this process made).
+    """
+    found: list[Path] = []
+    queue: deque[tuple[Path, int]] = deque([(root, 0)])
+    visited = 0
+    while queue and visited < MAX_DIRS and len(found) < MAX_FOUND:
+        directory, depth = queue.popleft()
+        visited += 1
+        try:
+            with os.scandir(directory) as it:
+                entries = list(it)
+        except OSError:
+            continue
+        for entry in entries:
+            path = Path(entry.path)
+            if entry.name in names:
+                if depth > 0 and not skip(path):
+                    found.extend(_protectable(path, entry.is_symlink(), roots))
+                continue
+            if depth + 1 < MAX_DEPTH and _is_dir(entry) and not any(path.is_relative_to(h) for h in hidden):
+                queue.append((path, depth + 1))
+    return found[:MAX_FOUND]
+
+
+def _is_dir(entry: os.DirEntry[str]) -> bool:
+    try:
+        return entry.is_dir(follow_symlinks=False)
+    except OSError:
+        return False
+
+
+def _protectable(path: Path, is_symlink: bool, roots: Sequence[Path]) -> list[Path]:
+    if not is_symlink:
+        return [path]
+    target = Path(os.path.realpath(path))
+    if target.exists() and any(target.is_relative_to(r) for r in roots):
+        return [target]
+    return []
