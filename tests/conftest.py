@@ -7,15 +7,74 @@ process boundary: it is several times faster and a failure comes with the server
 
 from __future__ import annotations
 
+import json
 from collections.abc import AsyncIterator, Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from tests.support import prereqs
 from tests.support.appserver import AppServer, mock_provider_args
 from tests.support.inprocess import InProcessServer
 from tether_testing.fake_responses import FakeResponsesServer
+
+TESTS = Path(__file__).resolve().parent
+SUITES = ("unit", "integration", "chaos", "e2e", "conformance", "docs")
+"""Each top folder of tests/ is a marker: `pytest -m unit`, `pytest -m "not e2e"`."""
+
+_NOT_RUN = pytest.StashKey[dict[str, list[str]]]()
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    for suite in SUITES:
+        config.addinivalue_line("markers", f"{suite}: the tests under tests/{suite}/")
+    config.stash[_NOT_RUN] = {}
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    runnable, not_run = [], config.stash[_NOT_RUN]
+    for item in items:
+        relative = item.path.relative_to(TESTS).as_posix()
+        suite = relative.split("/", 1)[0]
+        if suite in SUITES:
+            item.add_marker(suite)
+        needs = prereqs.unmet(relative)
+        if needs:
+            not_run[item.nodeid] = needs
+        else:
+            runnable.append(item)
+    if not_run:
+        config.hook.pytest_deselected(items=[i for i in items if i.nodeid in not_run])
+        items[:] = runnable
+
+
+def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pytest.Config) -> None:
+    not_run = config.stash[_NOT_RUN]
+    if not_run:
+        needs = sorted({need for names in not_run.values() for need in names})
+        terminalreporter.write_line(
+            f"NOT RUN: {len(not_run)} tests need what this machine lacks ({'; '.join(needs)}); "
+            "install it with ./scripts/install-prereqs (as root)",
+            red=True,
+            bold=True,
+        )
+
+
+def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    config = session.config
+    workeroutput = getattr(config, "workeroutput", None)
+    if workeroutput is not None:  # an xdist worker: the controller reports
+        workeroutput["not_run"] = json.dumps(config.stash[_NOT_RUN])
+    elif config.stash.get(_NOT_RUN, {}) and exitstatus == pytest.ExitCode.OK:
+        # A run that could not run everything is not a green run.
+        session.exitstatus = pytest.ExitCode.TESTS_FAILED
+
+
+def pytest_testnodedown(node: Any, error: object) -> None:
+    """xdist's controller collects nothing itself: each worker says what it could not run."""
+    not_run = json.loads(getattr(node, "workeroutput", {}).get("not_run", "{}"))
+    node.config.stash[_NOT_RUN].update(not_run)
 
 
 @pytest.fixture
