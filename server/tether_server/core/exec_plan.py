@@ -12,7 +12,7 @@ from tether_server.tools.exec.requested_shell import resolve_requested_shell
 from tether_server.tools.exec.shell import build_shell_argv
 
 if TYPE_CHECKING:
-    from tether_server.core.tool_calls import ToolContext
+    from tether_server.core.toolbox import ToolContext
 
 
 @dataclass(frozen=True)

@@ -1,8 +1,9 @@
 """Tools from outside the core: the provider's hosted search, MCP servers' tools, the client's tools.
 
-They follow the built-in tools in every request, in a fixed order (hosted, MCP by name, then the
-client's as declared), so the
-request prefix stays byte-stable while the inventory does not change.
+Each is a `ToolSource` of the turn's registry, beside the built-in tools. Their definitions follow
+the built-in ones in every request, in a fixed order (hosted, MCP by name, then the client's as
+declared), so the request prefix stays byte-stable while the inventory does not change. A name is
+looked up in the built-in tools first, then the client's, then the MCP servers'.
 """
 
 from __future__ import annotations
@@ -11,40 +12,87 @@ from typing import Any
 
 from tether_server.core import dynamic_calls, mcp_calls, web_search
 from tether_server.core.dynamic_calls import DynamicTools
-from tether_server.core.tool_calls import ToolContext, ToolOutput
+from tether_server.core.tool_calls import BUILTIN_TOOLS
+from tether_server.core.toolbox import StaticTools, Tool, ToolCall, ToolContext, ToolOutput, ToolRegistry
 from tether_server.tools.mcp.manager import PREFIX, McpManager
 
+BUILTIN = StaticTools(BUILTIN_TOOLS)
 
-def request_tools(
+
+def registry(
     web_search_mode: str, mcp: McpManager | None, dynamic: DynamicTools | None = None
-) -> list[dict[str, Any]]:
-    """The definitions to append after the built-in tools."""
-    tools: list[dict[str, Any]] = []
-    hosted = web_search.tool_spec(web_search_mode)
-    if hosted is not None:
-        tools.append(hosted)
-    tools.extend(mcp_calls.tool_specs(mcp))
-    if dynamic is not None:
-        tools.extend(dynamic.specs())
-    return tools
+) -> ToolRegistry:
+    """The tools of a turn."""
+    hosted, servers = HostedSearch(web_search_mode), McpTools(mcp)
+    client = ClientTools(dynamic)
+    return ToolRegistry(offered=[BUILTIN, hosted, servers, client], lookup=[BUILTIN, client, servers])
 
 
-def dispatcher(mcp: McpManager | None, dynamic: DynamicTools | None = None) -> Any:
-    """The `ToolContext.external` hook: runs the calls that belong to an outside source."""
+class HostedSearch:
+    """The provider's web search: offered, never run here (the provider runs it)."""
 
-    async def run(ctx: ToolContext, call_id: str, name: str, args: dict[str, Any]) -> ToolOutput | None:
-        declared = dynamic.find(name) if dynamic is not None else None
-        if dynamic is not None and declared is not None:
-            return await dynamic_calls.call(ctx, dynamic, call_id, declared, args)
-        if mcp is None:
+    def __init__(self, mode: str) -> None:
+        spec = web_search.tool_spec(mode)
+        self._specs = [spec] if spec is not None else []
+
+    def specs(self) -> list[dict[str, Any]]:
+        return list(self._specs)
+
+    def find(self, name: str) -> Tool | None:
+        return None
+
+
+class McpTools:
+    """The connected MCP servers' tools (qualified names), and `tool_search` over large inventories."""
+
+    def __init__(self, manager: McpManager | None) -> None:
+        self._manager = manager
+
+    def specs(self) -> list[dict[str, Any]]:
+        return mcp_calls.tool_specs(self._manager)
+
+    def find(self, name: str) -> Tool | None:
+        manager = self._manager
+        if manager is None:
             return None
         if name == mcp_calls.SEARCH_TOOL:
-            return mcp_calls.search(mcp, args)
-        tool = mcp.find(name)
-        if tool is None:
-            if name.startswith(PREFIX):
-                return ToolOutput(f"MCP tool {name} is not available: its server is not connected", False)
-            return None
-        return await mcp_calls.call(ctx, mcp, call_id, tool, args)
 
-    return run
+            async def search(ctx: ToolContext, call: ToolCall) -> ToolOutput:
+                return mcp_calls.search(manager, call.arguments())
+
+            return Tool(name, None, search)
+        tool = manager.find(name)
+        if tool is not None:
+
+            async def run(ctx: ToolContext, call: ToolCall) -> ToolOutput:
+                return await mcp_calls.call(ctx, manager, call.call_id, tool, call.arguments())
+
+            return Tool(name, None, run)
+        if name.startswith(PREFIX):
+
+            async def gone(ctx: ToolContext, call: ToolCall) -> ToolOutput:
+                return ToolOutput(f"MCP tool {name} is not available: its server is not connected", False)
+
+            return Tool(name, None, gone)
+        return None
+
+
+class ClientTools:
+    """The tools the client declared on `thread/start` (`dynamicTools`), answered by the client."""
+
+    def __init__(self, dynamic: DynamicTools | None) -> None:
+        self._dynamic = dynamic
+
+    def specs(self) -> list[dict[str, Any]]:
+        return self._dynamic.specs() if self._dynamic is not None else []
+
+    def find(self, name: str) -> Tool | None:
+        dynamic = self._dynamic
+        declared = dynamic.find(name) if dynamic is not None else None
+        if dynamic is None or declared is None:
+            return None
+
+        async def run(ctx: ToolContext, call: ToolCall) -> ToolOutput:
+            return await dynamic_calls.call(ctx, dynamic, call.call_id, declared, call.arguments())
+
+        return Tool(name, None, run)

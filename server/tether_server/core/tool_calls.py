@@ -2,65 +2,22 @@
 
 from __future__ import annotations
 
-import json
 import time
-from collections.abc import Awaitable, Callable, Mapping
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from tether_server import metrics, telemetry
 from tether_server.core import events as ev
 from tether_server.core import items, safety
-from tether_server.core.approval import Ask, ask_once
+from tether_server.core import tool_specs as specs
+from tether_server.core.approval import ask_once
 from tether_server.core.exec_plan import plan_exec
-from tether_server.core.execpolicy import ExecRules
 from tether_server.core.ids import now_ms
-from tether_server.core.ports import EventSink
+from tether_server.core.toolbox import Tool, ToolArgumentError, ToolCall, ToolContext, ToolOutput
 from tether_server.errors import SandboxError, TetherError
-from tether_server.sandbox.runner import PreparedCommand
 from tether_server.tools import apply_patch as ap
 from tether_server.tools.exec.requested_shell import ShellRefusedError
-from tether_server.tools.exec.sessions import ExecRequest, ProcessSessions
+from tether_server.tools.exec.sessions import ExecRequest
 from tether_server.tools.exec.shell import build_shell_argv, join_command, parse_command_actions
-
-PARALLEL_TOOLS = frozenset({"exec_command"})
-CommandGate = Callable[[dict[str, Any], Path, Path, list[str], bool], PreparedCommand]
-"""(sandbox policy, policy cwd, workdir, argv, sandboxed) → the command to spawn; raises SandboxError
-when it cannot. Only the policy cwd (the turn's) is a writable root; the workdir is where it starts."""
-
-
-@dataclass
-class ToolContext:
-    thread_id: str
-    turn_id: str
-    cwd: Path
-    sandbox_policy: dict[str, Any]
-    sink: EventSink
-    processes: ProcessSessions
-    env: Mapping[str, str]
-    gate: CommandGate
-    record_item: Callable[[items.ThreadItem], None]
-    approval_policy: Any = "on-request"
-    ask: Ask | None = None
-    set_flags: Callable[[list[str]], Awaitable[None]] | None = None
-    approved_for_session: set[str] = field(default_factory=set)
-    turn_files_before: dict[Path, str | None] = field(default_factory=dict)
-    session_items: dict[int, str] = field(default_factory=dict)
-    exec_rules: ExecRules | None = None
-    allow_login_shell: bool = True
-    # Never written by a patch, even when approved (the daemon's home, sockets, tokens).
-    private_paths: tuple[Path, ...] = ()
-    # Hidden from commands but not the daemon's (credential stores): a patch there needs approval.
-    hidden_paths: tuple[Path, ...] = ()
-    # Tools from outside (MCP servers, the client's dynamic tools): None when `name` is not theirs.
-    external: Callable[[ToolContext, str, str, dict[str, Any]], Awaitable[ToolOutput | None]] | None = None
-
-
-@dataclass
-class ToolOutput:
-    text: str
-    success: bool = True
 
 
 async def _started(ctx: ToolContext, item: items.ThreadItem) -> None:
@@ -76,20 +33,6 @@ async def _completed(ctx: ToolContext, item: items.CommandExecution | items.File
 def _failed(item: items.CommandExecution, output: str) -> None:
     """A command that could not start: failed, with the reason as its output."""
     item.status, item.aggregated_output, item.duration_ms = "failed", output, 0
-
-
-def parse_arguments(raw: str) -> dict[str, Any]:
-    try:
-        value = json.loads(raw or "{}")
-    except json.JSONDecodeError as exc:
-        raise ToolArgumentError(f"failed to parse function arguments: {exc}") from None
-    if not isinstance(value, dict):
-        raise ToolArgumentError("failed to parse function arguments: expected a JSON object")
-    return value
-
-
-class ToolArgumentError(Exception):
-    pass
 
 
 def _int_arg(args: dict[str, Any], name: str, default: int | None) -> int | None:
@@ -340,20 +283,28 @@ async def emit_turn_diff(ctx: ToolContext) -> None:
     await ctx.sink.emit(ev.DiffUpdated(ctx.thread_id, ctx.turn_id, diff))
 
 
-async def dispatch(ctx: ToolContext, call: dict[str, Any]) -> dict[str, Any]:
-    """Run one call item (`function_call` / `custom_tool_call`); returns its output history item."""
-    kind = call.get("type")
-    name = str(call.get("name", ""))
-    call_id = str(call.get("call_id", ""))
-    out_type = "custom_tool_call_output" if kind == "custom_tool_call" else "function_call_output"
-    with telemetry.span("tool.call", {"gen_ai.tool.name": name}) as span, metrics.tool_call(name) as timed:
-        try:
-            output = await _run(ctx, kind, name, call_id, call)
-        except ToolArgumentError as exc:
-            output = ToolOutput(str(exc), success=False)
-        timed.outcome = "ok" if output.success else "failed"
-        span.set({"tether.tool.success": output.success})
-    return {"type": out_type, "call_id": call_id, "output": output.text}
+# ---- the built-in tools as the registry knows them ------------------------------------------------
+
+
+async def _exec_tool(ctx: ToolContext, call: ToolCall) -> ToolOutput:
+    args = call.arguments()
+    # A patch sent as a shell command (`apply_patch <<EOF`) is applied as a patch, never run.
+    invocation = ap.parse_invocation(build_shell_argv(str(args.get("cmd", "")), None, True))
+    if invocation is not None:
+        return await apply_patch(ctx, call.call_id, invocation.patch, _patch_base(ctx, args, invocation))
+    return await exec_command(ctx, call.call_id, args)
+
+
+async def _write_stdin_tool(ctx: ToolContext, call: ToolCall) -> ToolOutput:
+    return await write_stdin(ctx, call.call_id, call.arguments())
+
+
+async def _update_plan_tool(ctx: ToolContext, call: ToolCall) -> ToolOutput:
+    return await update_plan(ctx, call.call_id, call.arguments())
+
+
+async def _apply_patch_tool(ctx: ToolContext, call: ToolCall) -> ToolOutput:
+    return await apply_patch(ctx, call.call_id, str(call.arguments().get("input", "")))
 
 
 def _patch_base(ctx: ToolContext, args: dict[str, Any], invocation: ap.PatchInvocation) -> Path:
@@ -367,23 +318,10 @@ def _patch_base(ctx: ToolContext, args: dict[str, Any], invocation: ap.PatchInvo
     return base.resolve()
 
 
-async def _run(ctx: ToolContext, kind: Any, name: str, call_id: str, call: dict[str, Any]) -> ToolOutput:
-    if kind == "custom_tool_call":
-        if name == "apply_patch":
-            return await apply_patch(ctx, call_id, str(call.get("input", "")))
-        return ToolOutput(f"unsupported custom tool call: {name}", success=False)
-    args = parse_arguments(str(call.get("arguments", "")))
-    if name == "exec_command":
-        invocation = ap.parse_invocation(build_shell_argv(str(args.get("cmd", "")), None, True))
-        if invocation is not None:
-            return await apply_patch(ctx, call_id, invocation.patch, _patch_base(ctx, args, invocation))
-        return await exec_command(ctx, call_id, args)
-    if name == "write_stdin":
-        return await write_stdin(ctx, call_id, args)
-    if name == "update_plan":
-        return await update_plan(ctx, call_id, args)
-    if name == "apply_patch":
-        return await apply_patch(ctx, call_id, str(args.get("input", "")))
-    if ctx.external is not None and (output := await ctx.external(ctx, call_id, name, args)) is not None:
-        return output
-    return ToolOutput(f"unsupported call: {name}", success=False)
+BUILTIN_TOOLS = (
+    Tool("exec_command", specs.exec_command_spec(), _exec_tool, parallel=True),
+    Tool("write_stdin", specs.write_stdin_spec(), _write_stdin_tool),
+    Tool("update_plan", specs.update_plan_spec(), _update_plan_tool),
+    Tool("apply_patch", specs.apply_patch_spec(), _apply_patch_tool, freeform=True),
+)
+"""The core's own tools, in the order they are offered."""

@@ -3,7 +3,6 @@ stays byte-stable across turns (prompt caching)."""
 
 from __future__ import annotations
 
-import functools
 from typing import Any
 
 # The grammar is a fact of the protocol shared with Codex-trained models, not prose.
@@ -128,13 +127,3 @@ def apply_patch_spec() -> dict[str, Any]:
         "patch text itself, not JSON.",
         "format": {"type": "grammar", "syntax": "lark", "definition": APPLY_PATCH_GRAMMAR},
     }
-
-
-@functools.cache
-def _default_tools() -> tuple[dict[str, Any], ...]:
-    return (exec_command_spec(), write_stdin_spec(), update_plan_spec(), apply_patch_spec())
-
-
-def default_tools() -> list[dict[str, Any]]:
-    """The tool list; built once so every request carries byte-identical definitions."""
-    return list(_default_tools())

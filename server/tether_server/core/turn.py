@@ -12,7 +12,8 @@ from tether_server.core import events as ev
 from tether_server.core import items, web_search
 from tether_server.core.ids import now_ms
 from tether_server.core.ports import EventSink
-from tether_server.core.tool_calls import PARALLEL_TOOLS, ToolContext, dispatch, emit_turn_diff
+from tether_server.core.tool_calls import emit_turn_diff
+from tether_server.core.toolbox import ToolContext, dispatch
 from tether_server.core.usage import UsageTracker
 from tether_server.errors import ProviderError
 from tether_server.providers.base import (
@@ -193,15 +194,14 @@ class _ToolQueue:
 
     def start(self, call: dict[str, Any]) -> None:
         previous = [task for _, task in self.calls]
-        parallel = call.get("name") in PARALLEL_TOOLS and call.get("type") == "function_call"
+        parallel = self._is_parallel(call)
         exclusive_before = [t for (c, t) in self.calls if not self._is_parallel(c)]
         waits = exclusive_before if parallel else previous
         task = asyncio.create_task(self._after(waits, call))
         self.calls.append((call, task))
 
-    @staticmethod
-    def _is_parallel(call: dict[str, Any]) -> bool:
-        return call.get("name") in PARALLEL_TOOLS and call.get("type") == "function_call"
+    def _is_parallel(self, call: dict[str, Any]) -> bool:
+        return self._run.tools.registry.parallel(call)
 
     async def _after(self, waits: list[asyncio.Task[dict[str, Any]]], call: dict[str, Any]) -> dict[str, Any]:
         if waits:

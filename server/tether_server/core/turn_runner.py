@@ -18,8 +18,7 @@ from tether_server.core import events as ev
 from tether_server.core.approval import TurnCancelled
 from tether_server.core.history import normalized
 from tether_server.core.ids import now_ms, now_s, uuid7
-from tether_server.core.tool_calls import ToolContext
-from tether_server.core.tool_specs import default_tools
+from tether_server.core.toolbox import ToolContext, ToolRegistry
 from tether_server.core.turn import SamplingResult, TurnRun, sample_with_retries
 from tether_server.core.turn_scope import ActiveTurn, TurnScope
 from tether_server.errors import ConfigError, ProviderError, TetherError
@@ -163,13 +162,15 @@ async def _finish(
 async def sample_until_done(session: TurnScope, turn: ActiveTurn) -> items.AgentMessage | None:
     """The work of a normal turn: sample, run the tools, repeat while the model or the user has more."""
     final: items.AgentMessage | None = None
+    deps = session.deps
+    tools = external_tools.registry(deps.web_search, deps.mcp, session.dynamic)
     run = TurnRun(
         thread_id=session.thread_id,
         turn_id=turn.id,
         provider=session.deps.provider_for(session.settings.model_provider),
         sink=session.sink,
-        tools=_tool_context(session, turn),
-        build_request=lambda: _build_request(session, turn),
+        tools=_tool_context(session, turn, tools),
+        build_request=lambda: _build_request(session, turn, tools),
         record_history=lambda item: session.recorder.history_entry(turn.id, item),
         usage=session.usage,
         stream_max_retries=session.deps.stream_max_retries,
@@ -205,7 +206,7 @@ async def _record_user_input(session: TurnScope, turn: ActiveTurn) -> None:
     turn.steered.clear()
 
 
-def _tool_context(session: TurnScope, turn: ActiveTurn) -> ToolContext:
+def _tool_context(session: TurnScope, turn: ActiveTurn, tools: ToolRegistry) -> ToolContext:
     thread_id, settings, deps = session.thread_id, session.settings, session.deps
     return ToolContext(
         thread_id=thread_id,
@@ -217,6 +218,7 @@ def _tool_context(session: TurnScope, turn: ActiveTurn) -> ToolContext:
         env={**deps.env, "CODEX_THREAD_ID": thread_id, "TETHER_THREAD_ID": thread_id},
         gate=deps.gate,
         record_item=lambda item: session.recorder.item(turn.id, item),
+        registry=tools,
         approval_policy=settings.approval_policy,
         ask=session.ask,
         set_flags=session.set_flags,
@@ -225,17 +227,10 @@ def _tool_context(session: TurnScope, turn: ActiveTurn) -> ToolContext:
         exec_rules=deps.exec_rules,
         private_paths=deps.private_paths,
         hidden_paths=deps.hidden_paths,
-        external=external_tools.dispatcher(deps.mcp, session.dynamic),
     )
 
 
-def _request_tools(session: TurnScope) -> list[dict[str, Any]]:
-    """The built-in tools, then the hosted ones: a fixed order keeps the prefix cacheable."""
-    deps = session.deps
-    return [*default_tools(), *external_tools.request_tools(deps.web_search, deps.mcp, session.dynamic)]
-
-
-def _build_request(session: TurnScope, turn: ActiveTurn) -> ModelRequest:
+def _build_request(session: TurnScope, turn: ActiveTurn, tools: ToolRegistry) -> ModelRequest:
     settings = session.settings
     text: dict[str, Any] | None = None
     if turn.output_schema is not None:
@@ -256,7 +251,8 @@ def _build_request(session: TurnScope, turn: ActiveTurn) -> ModelRequest:
         model=settings.model,
         instructions=context.base_instructions(settings),
         input=normalized(session.recorder.history),
-        tools=_request_tools(session),
+        # The built-in tools, then the outside ones: a fixed order keeps the prefix cacheable.
+        tools=tools.specs(),
         parallel_tool_calls=True,
         reasoning=reasoning,
         text=text,

@@ -22,7 +22,7 @@ from tether_server.core.items import ThreadItem
 from tether_server.core.ports import ApprovalPort, EventSink
 from tether_server.core.recorder import ThreadRecorder
 from tether_server.core.settings import TurnSettings
-from tether_server.core.tool_calls import CommandGate
+from tether_server.core.toolbox import CommandGate
 from tether_server.core.usage import UsageTracker
 from tether_server.tools.exec.sessions import ProcessSessions
 from tether_server.tools.mcp.manager import McpManager

@@ -1,0 +1,184 @@
+"""The tools a turn offers the model, and the one way a call reaches the tool that runs it.
+
+A `Tool` is its definition (what the request carries), whether it may run beside other calls,
+and its `run`. A `ToolSource` offers tools by name: the built-in ones (`builtin_tools`), the
+MCP servers' and the client's dynamic tools (`external_tools`) all register the same way, so a
+new tool is one `Tool(...)` in one source, not a branch in a dispatcher. The registry keeps two
+orders: the order definitions are sent in (fixed, so the request prefix stays byte-stable) and
+the order a name is looked up in.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Awaitable, Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Protocol
+
+from tether_server import metrics, telemetry
+from tether_server.core import items
+from tether_server.core.approval import Ask
+from tether_server.core.execpolicy import ExecRules
+from tether_server.core.ports import EventSink
+from tether_server.sandbox.runner import PreparedCommand
+from tether_server.tools.exec.sessions import ProcessSessions
+
+CommandGate = Callable[[dict[str, Any], Path, Path, list[str], bool], PreparedCommand]
+"""(sandbox policy, policy cwd, workdir, argv, sandboxed) → the command to spawn; raises SandboxError
+when it cannot. Only the policy cwd (the turn's) is a writable root; the workdir is where it starts."""
+
+
+@dataclass
+class ToolOutput:
+    text: str
+    success: bool = True
+
+
+class ToolArgumentError(Exception):
+    """The model's arguments do not fit the tool: told to the model as the call's output."""
+
+
+@dataclass(frozen=True)
+class ToolCall:
+    """One call item of the model's response, as a tool receives it."""
+
+    call_id: str
+    name: str
+    freeform: bool
+    """A `custom_tool_call` (its `input` is the text itself) rather than a `function_call` (JSON)."""
+    raw: str
+    """The arguments as the model sent them: JSON text, or the freeform input."""
+
+    def arguments(self) -> dict[str, Any]:
+        """The JSON object of a function call's arguments (a freeform call's input as `input`)."""
+        if self.freeform:
+            return {"input": self.raw}
+        return parse_arguments(self.raw)
+
+
+def parse_arguments(raw: str) -> dict[str, Any]:
+    try:
+        value = json.loads(raw or "{}")
+    except json.JSONDecodeError as exc:
+        raise ToolArgumentError(f"failed to parse function arguments: {exc}") from None
+    if not isinstance(value, dict):
+        raise ToolArgumentError("failed to parse function arguments: expected a JSON object")
+    return value
+
+
+ToolRun = Callable[["ToolContext", ToolCall], Awaitable[ToolOutput]]
+
+
+@dataclass(frozen=True)
+class Tool:
+    name: str
+    spec: dict[str, Any] | None
+    """The definition sent to the model; None for a tool that is only looked up (never offered)."""
+    run: ToolRun
+    parallel: bool = False
+    """May run while other parallel calls of the same response run (otherwise it waits its turn)."""
+    freeform: bool = False
+    """Called as a `custom_tool_call`; a function call of the same name is taken too."""
+
+
+class ToolSource(Protocol):
+    """Where tools come from: definitions to send, and the tool behind a name."""
+
+    def specs(self) -> list[dict[str, Any]]: ...
+
+    def find(self, name: str) -> Tool | None: ...
+
+
+class StaticTools:
+    """A fixed set of tools, offered in the order given."""
+
+    def __init__(self, tools: Sequence[Tool]) -> None:
+        self._tools = {tool.name: tool for tool in tools}
+        self._specs = [tool.spec for tool in tools if tool.spec is not None]
+
+    def specs(self) -> list[dict[str, Any]]:
+        return list(self._specs)
+
+    def find(self, name: str) -> Tool | None:
+        return self._tools.get(name)
+
+
+class ToolRegistry:
+    """The tools of one turn: `offered` fixes the definitions' order, `lookup` which source answers
+    a name first (the built-in tools, then the client's, then the MCP servers')."""
+
+    def __init__(self, offered: Sequence[ToolSource], lookup: Sequence[ToolSource] | None = None) -> None:
+        self._offered = list(offered)
+        self._lookup = list(lookup if lookup is not None else offered)
+
+    def specs(self) -> list[dict[str, Any]]:
+        return [spec for source in self._offered for spec in source.specs()]
+
+    def find(self, name: str) -> Tool | None:
+        for source in self._lookup:
+            tool = source.find(name)
+            if tool is not None:
+                return tool
+        return None
+
+    def parallel(self, call: Mapping[str, Any]) -> bool:
+        tool = self.find(str(call.get("name", "")))
+        return tool is not None and tool.parallel and call.get("type") == "function_call"
+
+
+@dataclass
+class ToolContext:
+    """What a tool call runs with: the turn's identity, policies, services and registry."""
+
+    thread_id: str
+    turn_id: str
+    cwd: Path
+    sandbox_policy: dict[str, Any]
+    sink: EventSink
+    processes: ProcessSessions
+    env: Mapping[str, str]
+    gate: CommandGate
+    record_item: Callable[[items.ThreadItem], None]
+    registry: ToolRegistry
+    """The turn's tools: what the model is offered and what runs its calls."""
+    approval_policy: Any = "on-request"
+    ask: Ask | None = None
+    set_flags: Callable[[list[str]], Awaitable[None]] | None = None
+    approved_for_session: set[str] = field(default_factory=set)
+    turn_files_before: dict[Path, str | None] = field(default_factory=dict)
+    session_items: dict[int, str] = field(default_factory=dict)
+    exec_rules: ExecRules | None = None
+    allow_login_shell: bool = True
+    # Never written by a patch, even when approved (the daemon's home, sockets, tokens).
+    private_paths: tuple[Path, ...] = ()
+    # Hidden from commands but not the daemon's (credential stores): a patch there needs approval.
+    hidden_paths: tuple[Path, ...] = ()
+
+
+async def dispatch(ctx: ToolContext, call: Mapping[str, Any]) -> dict[str, Any]:
+    """Run one call item (`function_call` / `custom_tool_call`); returns its output history item."""
+    freeform = call.get("type") == "custom_tool_call"
+    raw = call.get("input") if freeform else call.get("arguments")
+    request = ToolCall(str(call.get("call_id", "")), str(call.get("name", "")), freeform, str(raw or ""))
+    out_type = "custom_tool_call_output" if freeform else "function_call_output"
+    with (
+        telemetry.span("tool.call", {"gen_ai.tool.name": request.name}) as span,
+        metrics.tool_call(request.name) as timed,
+    ):
+        try:
+            output = await _run(ctx, request)
+        except ToolArgumentError as exc:
+            output = ToolOutput(str(exc), success=False)
+        timed.outcome = "ok" if output.success else "failed"
+        span.set({"tether.tool.success": output.success})
+    return {"type": out_type, "call_id": request.call_id, "output": output.text}
+
+
+async def _run(ctx: ToolContext, call: ToolCall) -> ToolOutput:
+    tool = ctx.registry.find(call.name)
+    if call.freeform and (tool is None or not tool.freeform):
+        return ToolOutput(f"unsupported custom tool call: {call.name}", success=False)
+    if tool is None:
+        return ToolOutput(f"unsupported call: {call.name}", success=False)
+    return await tool.run(ctx, call)
