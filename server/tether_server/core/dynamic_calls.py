@@ -15,7 +15,8 @@ from typing import Any
 from tether_server.core import events as ev
 from tether_server.core import items
 from tether_server.core.ids import now_ms
-from tether_server.core.tool_calls import ToolContext, ToolOutput
+from tether_server.core.tool_results import cap, dynamic_content
+from tether_server.core.toolbox import ToolContext, ToolOutput
 
 DynamicCaller = Callable[[str, str, str | None, str, Any], Awaitable[tuple[list[dict[str, Any]], bool]]]
 """(turn id, call id, namespace, tool, arguments) → (content items, success); raises
@@ -116,8 +117,9 @@ async def call(
     started = time.monotonic()
     try:
         content, success = await dynamic.caller(ctx.turn_id, call_id, tool.namespace, tool.name, args)
-        output = ToolOutput(_model_text(content), success=success)
-        item.content_items, item.success = content, success
+        text = _model_text(content)
+        output = ToolOutput(cap(text), success=success)
+        item.content_items, item.success = dynamic_content(content, text), success
         item.status = "completed" if success else "failed"
     except DynamicToolUnavailable as exc:
         output = ToolOutput(f"dynamic tool call failed: {exc}", success=False)

@@ -10,7 +10,8 @@ from tether_server.core import events as ev
 from tether_server.core import items
 from tether_server.core.approval import ask_once
 from tether_server.core.ids import now_ms
-from tether_server.core.tool_calls import ToolContext, ToolOutput
+from tether_server.core.tool_results import PROGRESS_CAP_BYTES, cap, mcp_result
+from tether_server.core.toolbox import ToolContext, ToolOutput
 from tether_server.tools.mcp.calls import CallOrigin, McpCallError
 from tether_server.tools.mcp.manager import McpManager, McpTool
 
@@ -18,7 +19,6 @@ DEFER_ABOVE = 100
 """With more MCP tools than this, the model gets `tool_search` instead of every definition."""
 SEARCH_TOOL = "tool_search"
 SEARCH_LIMIT = 20
-OUTPUT_CAP_BYTES = 40_000
 
 
 def _schema(tool: McpTool) -> dict[str, Any]:
@@ -94,18 +94,6 @@ def search(manager: McpManager, args: dict[str, Any]) -> ToolOutput:
     return ToolOutput(json.dumps({"tools": found}, ensure_ascii=False))
 
 
-def cap(text: str, limit: int = OUTPUT_CAP_BYTES) -> str:
-    """`text` cut to `limit` bytes (head and tail kept) with a marker saying how much was dropped."""
-    data = text.encode()
-    if len(data) <= limit:
-        return text
-    half = limit // 2
-    dropped = len(data) - 2 * half
-    head = data[:half].decode(errors="ignore")
-    tail = data[-half:].decode(errors="ignore")
-    return f"{head}\n…[{dropped} bytes truncated]…\n{tail}"
-
-
 def _model_text(result: dict[str, Any]) -> str:
     if result.get("structuredContent") is not None:
         return json.dumps(result["structuredContent"], ensure_ascii=False)
@@ -160,7 +148,8 @@ async def call(
     conn = manager.get(tool.server)
 
     async def report(progress: float, total: float | None, message: str | None) -> None:
-        text = message or (f"{progress:g}/{total:g}" if total else f"{progress:g}")
+        text = cap(message, PROGRESS_CAP_BYTES) if message else None
+        text = text or (f"{progress:g}/{total:g}" if total else f"{progress:g}")
         ctx.sink.emit_delta(ev.McpToolCallProgress(ctx.thread_id, ctx.turn_id, call_id, text))
 
     try:
@@ -168,17 +157,20 @@ async def call(
             raise McpCallError(f"unknown MCP server '{tool.server}'")
         result = await conn.call_tool(tool.name, args, CallOrigin(ctx.thread_id, ctx.turn_id), report)
     except McpCallError as exc:
-        return await _finish(ctx, item, started, error=str(exc))
+        return await _finish(ctx, item, started, error=cap(str(exc)))
     wire = result.model_dump(mode="json", by_alias=True, exclude_none=True)
-    content = wire.get("content") or []
-    item.result = {
-        "content": content,
-        "structuredContent": wire.get("structuredContent"),
-        "_meta": wire.get("_meta"),
-    }
-    text = cap(_model_text(wire))
+    full_text = _model_text(wire)
+    item.result = mcp_result(
+        {
+            "content": wire.get("content") or [],
+            "structuredContent": wire.get("structuredContent"),
+            "_meta": wire.get("_meta"),
+        },
+        full_text,
+    )
+    text = cap(full_text)
     if result.is_error:
-        return await _finish(ctx, item, started, error=cap(_model_text(wire)), model_text=text)
+        return await _finish(ctx, item, started, error=text, model_text=text)
     return await _finish(ctx, item, started, model_text=text)
 
 

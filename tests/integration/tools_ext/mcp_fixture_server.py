@@ -69,6 +69,12 @@ def build(args: argparse.Namespace) -> MCPServer:
         """A very long answer."""
         return "x" * 100_000
 
+    @app.tool(annotations=ToolAnnotations(readOnlyHint=True))
+    def huge(mib: int) -> str:
+        """An answer of `mib` MiB, its first and last lines marked."""
+        size = mib * 1024 * 1024
+        return "FIRST\n" + "y" * (size - 11) + "\nLAST"
+
     _extras(app, args.tools)
     return app
 

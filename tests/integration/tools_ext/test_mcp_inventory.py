@@ -62,7 +62,7 @@ async def test_a_500_tool_inventory_is_found_through_tool_search(
 ) -> None:
     server = await start_server(*stdio_server("fx", "--tools", "500", default_tools_approval_mode="approve"))
     status = await wait_status(server, "fx", "connected")
-    assert len(status["tools"]) == 505
+    assert len(status["tools"]) == 506  # 500 generated, 6 of the fixture
     fake_model.add(
         script.reply(script.function_call("tool_search", {"query": "topic123"}, "call_s")),
         script.reply(script.function_call("mcp__fx__gen_0123", {"n": 5}, "call_g")),

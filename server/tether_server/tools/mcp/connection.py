@@ -16,16 +16,18 @@ from typing import Any
 import anyio
 import httpx2
 import mcp.types as mt
-from mcp import ClientSession, StdioServerParameters, stdio_client
+from mcp import ClientSession, StdioServerParameters
 from mcp.client.session import ClientRequestContext
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared.dispatcher import ProgressFnT
 from mcp.shared.exceptions import MCPError
 
 from tether_server import log
+from tether_server.tools.mcp import http_bound
 from tether_server.tools.mcp.calls import CallOrigin, Json, McpCallError
 from tether_server.tools.mcp.config import ServerConfig
 from tether_server.tools.mcp.launch import server_argv
+from tether_server.tools.mcp.stdio import MAX_MESSAGE_BYTES, bounded_stdio_client
 
 _log = log.get("tether.mcp")
 
@@ -90,6 +92,8 @@ class ServerConnection:
         self._session: ClientSession | None = None
         self._task: asyncio.Task[None] | None = None
         self._stopping = False
+        self._fault: str | None = None
+        """Why the transport ended the session (a message over the bound), for the calls it failed."""
 
     @property
     def name(self) -> str:
@@ -129,7 +133,8 @@ class ServerConnection:
     async def _run_once(self) -> bool:
         """Run one session; True if it was ready and then ended (a crash)."""
         closed = asyncio.Event()
-        ready = False
+        ready = reset = False
+        self._fault = None
         try:
             async with AsyncExitStack() as stack:
                 read, write = await stack.enter_async_context(self._transport())
@@ -151,6 +156,11 @@ class ServerConnection:
                 self._session, ready = session, True
                 self._report("ready")
                 await closed.wait()
+                if self._fault is not None and not self._stopping:
+                    # Stopping the server takes seconds: say so now, and let nobody call into it meanwhile.
+                    self._session, reset = None, True
+                    self.crashes += 1
+                    self._report("failed", f"MCP server reset: {self._fault}")
         except asyncio.CancelledError:
             self._session = None
             if self._stopping:
@@ -158,6 +168,8 @@ class ServerConnection:
             raise
         except BaseException as exc:  # noqa: BLE001 - whatever the server or transport did, report it
             self._session = None
+            if reset:
+                return True
             if not ready and _timed_out(exc):
                 limit = self.config.startup_timeout_sec
                 self._report("failed", f"MCP server did not start within {limit:g}s")
@@ -170,6 +182,8 @@ class ServerConnection:
             self._report("failed", f"MCP server failed to start: {detail}")
             return False
         self._session = None
+        if reset:
+            return True
         if ready and not self._stopping:
             self.crashes += 1
             self._report("failed", "MCP server exited")
@@ -182,8 +196,11 @@ class ServerConnection:
             env = dict(cfg.env) or None
             command, args = server_argv(str(cfg.command), cfg.args, env, cfg.cwd)
             params = StdioServerParameters(command=command, args=args, env=env, cwd=cfg.cwd)
-            return stdio_client(params, errlog=sys.stderr)
+            return bounded_stdio_client(params, self._on_fault, errlog=sys.stderr)
         return _http(cfg)
+
+    def _on_fault(self, why: str) -> None:
+        self._fault = why
 
     async def _on_elicit(
         self, context: ClientRequestContext, params: mt.ElicitRequestParams
@@ -215,6 +232,10 @@ class ServerConnection:
         try:
             with _as_call_error(f"tool call timed out after {timeout:g}s"), anyio.fail_after(timeout):
                 result = await session.call_tool(tool, arguments, progress_callback=progress)
+        except McpCallError:
+            if self._fault is not None:
+                raise McpCallError(self._fault) from None
+            raise
         finally:
             if origin is not None:
                 self.origins.remove(origin)
@@ -261,8 +282,13 @@ async def _http(cfg: ServerConfig) -> AsyncIterator[Any]:
         if not token:
             raise McpCallError(f"environment variable {cfg.bearer_token_env_var} is not set")
         headers["Authorization"] = f"Bearer {token}"
-    client = httpx2.AsyncClient(headers=headers, timeout=httpx2.Timeout(30.0, read=300.0))
-    async with client, streamable_http_client(str(cfg.url), http_client=client) as streams:
+    client = httpx2.AsyncClient(
+        headers={**headers, **http_bound.IDENTITY},
+        timeout=httpx2.Timeout(30.0, read=300.0),
+        event_hooks={"response": [http_bound.response_hook(MAX_MESSAGE_BYTES)]},
+    )
+    transport = streamable_http_client(str(cfg.url), http_client=client, max_sse_event_size=MAX_MESSAGE_BYTES)
+    async with client, transport as streams:
         yield streams
 
 
