@@ -15,7 +15,7 @@ from tether_server.core.ports import ApprovalDenied
 from tether_server.processor import projection
 from tether_server.processor.subscriptions import Subscriptions
 from tether_server.rpc.connection import Connection
-from tether_server.rpc.outgoing import PendingRequest, ServerRequests
+from tether_server.rpc.outgoing import PendingRequest, ServerRequests, send_notification
 from tether_server.threads.handle import ThreadHandle
 
 
@@ -55,6 +55,23 @@ class ApprovalBroker:
             handle = self._threads.get(thread_id)
             if handle is not None:
                 await handle.emit(ev.ApprovalResolved(thread_id, req.id))
+        if reply.error is not None:
+            raise ApprovalDenied(str(reply.error.get("message", "error reply")))
+        return reply.result or {}
+
+    async def request_to(
+        self, conn: Connection, thread_id: str, method: str, params: dict[str, Any]
+    ) -> dict[str, Any]:
+        """Ask `conn` alone: not the thread's subscribers, not a client that resumes it later."""
+        req = self._requests.create(method, params)
+        self._requests.send(req, [conn])
+        try:
+            reply = await req.future
+        finally:
+            if not req.future.done():
+                req.future.cancel()
+            resolved = ev.ApprovalResolved(thread_id, req.id)
+            send_notification([conn], *projection.notification(resolved))
         if reply.error is not None:
             raise ApprovalDenied(str(reply.error.get("message", "error reply")))
         return reply.result or {}

@@ -2,7 +2,9 @@
 
 The call waits for one answer, first from the owner; when the owner's connection closes, the
 thread's other subscribers get the request (same id), and so does a client that subscribes
-later. With nobody answering within the timeout, the call fails and the model is told so.
+later. While the owner is connected, nobody else is sent it (and so nobody else can answer it),
+however it subscribes. With nobody answering within the timeout, the call fails and the model is
+told so.
 """
 
 from __future__ import annotations
@@ -26,7 +28,8 @@ class DynamicToolCalls:
         self._requests = requests
         self._subs = subscriptions
         self.timeout_s = timeout_s
-        self._pending: dict[int, tuple[str, PendingRequest]] = {}
+        self._pending: dict[int, tuple[str, PendingRequest, Connection]] = {}
+        """Request id → (thread id, the request, the owner: the connection that declared the tool)."""
 
     def caller(self, thread_id: str, owner: Connection) -> DynamicCaller:
         """The core's way to run a tool `owner` declared on `thread_id`."""
@@ -43,7 +46,7 @@ class DynamicToolCalls:
                 arguments=arguments,
             )
             req = self._requests.create(ITEM_TOOL_CALL, params.wire())
-            self._pending[req.id] = (thread_id, req)
+            self._pending[req.id] = (thread_id, req, owner)
             if owner.is_open:
                 self._requests.send(req, [owner])
             else:
@@ -75,12 +78,14 @@ class DynamicToolCalls:
 
     def resend(self, thread_id: str, conn: Connection) -> None:
         """A client (re)subscribing to the thread gets the calls still waiting for an answer."""
-        for owner_thread, req in list(self._pending.values()):
-            if owner_thread == thread_id and not req.future.done() and conn.id not in req.sent_to:
+        for call_thread, req, owner in list(self._pending.values()):
+            if owner.is_open:
+                continue  # the owner answers its own tools while it is there
+            if call_thread == thread_id and not req.future.done() and conn.id not in req.sent_to:
                 self._requests.send(req, [conn])
 
     def connection_closed(self, conn: Connection) -> None:
         """Give the calls `conn` was to answer to the thread's other subscribers."""
-        for thread_id, req in list(self._pending.values()):
+        for thread_id, req, _owner in list(self._pending.values()):
             if conn.id in req.sent_to and not req.future.done():
                 self._hand_on(thread_id, req, conn)

@@ -11,6 +11,7 @@ from tether_server.config import load_config
 from tether_server.errors import ConfigError, InvalidRequest, NotFound
 from tether_server.processor import projection
 from tether_server.processor.state import ServerState
+from tether_server.rpc.connection import Connection
 from tether_server.rpc.context import RequestContext
 from tether_server.rpc.outgoing import send_notification
 from tether_server.tools.mcp.calls import CallOrigin, McpCallError
@@ -35,9 +36,12 @@ def wire_up(state: ServerState, manager: McpManager) -> None:
         server: str, origin: CallOrigin, params: dict[str, Any], _limit: float
     ) -> dict[str, Any]:
         request = projection.mcp_elicitation_params(server, origin.thread_id, origin.turn_id, params)
+        method, approvals = projection.MCP_ELICITATION, state.approvals
         try:
             # The broker clears the request (serverRequest/resolved) when this is cancelled.
-            return await state.approvals.request(origin.thread_id, projection.MCP_ELICITATION, request)
+            if isinstance(origin.caller, Connection):
+                return await approvals.request_to(origin.caller, origin.thread_id, method, request)
+            return await approvals.request(origin.thread_id, method, request)
         except Exception:  # noqa: BLE001 - an error reply cancels the elicitation
             return {"action": "cancel"}
 
@@ -130,7 +134,8 @@ async def tool_call(
     if params.arguments is not None and not isinstance(params.arguments, dict):
         raise InvalidRequest("arguments must be an object")
     try:
-        result = await conn.call_tool(params.tool, params.arguments or {}, CallOrigin(params.thread_id, None))
+        origin = CallOrigin(params.thread_id, None, ctx.connection)
+        result = await conn.call_tool(params.tool, params.arguments or {}, origin)
     except McpCallError as exc:
         raise InvalidRequest(str(exc)) from None
     wire = result.model_dump(mode="json", by_alias=True, exclude_none=True)

@@ -18,3 +18,9 @@ class CallOrigin:
 
     thread_id: str
     turn_id: str | None
+    caller: object | None = None
+    """The connection of a direct `mcpServer/tool/call`: its elicitations go to it alone, never to
+    the clients of the thread it names (which may be another user's)."""
+
+    def same_audience(self, other: CallOrigin) -> bool:
+        return self.thread_id == other.thread_id and self.caller is other.caller

@@ -131,6 +131,11 @@ class McpManager:
         handler = self.elicitation_handler
         if origin is None or handler is None:
             return {"action": "decline"}
+        if any(not origin.same_audience(other) for other in conn.origins):
+            # A stdio elicitation names no call: with calls in flight for different clients, asking
+            # any one of them could show another user's question to the wrong person.
+            _log.warning("mcp.elicitation_ambiguous", server=conn.name, calls=len(conn.origins))
+            return {"action": "decline"}
         timeout = conn.config.elicitation_timeout_sec
         try:
             return await asyncio.wait_for(handler(conn.name, origin, params, timeout), timeout)
