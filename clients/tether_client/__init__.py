@@ -9,7 +9,7 @@ Example:
 
 from tether_client.approvals import DEFERRED, ApprovalHandler, Deferred, accept_all, decline_all, safe_default
 from tether_client.client import Client
-from tether_client.errors import RpcError, TetherClientError, TransportClosed
+from tether_client.errors import ForeignListener, RpcError, TetherClientError, TransportClosed
 from tether_client.messages import Notification, ServerRequest
 from tether_client.subscription import Subscription
 from tether_client.sync import SyncClient, SyncTurn
@@ -21,6 +21,7 @@ __all__ = [
     "ApprovalHandler",
     "Client",
     "Deferred",
+    "ForeignListener",
     "Notification",
     "RpcError",
     "ServerRequest",

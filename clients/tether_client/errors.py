@@ -13,6 +13,10 @@ class TransportClosed(TetherClientError):
     """The connection to the app-server is gone; nothing more can be sent or received."""
 
 
+class ForeignListener(TransportClosed):
+    """A loopback port is held by another user's process, not the daemon: no token was sent there."""
+
+
 class RpcError(TetherClientError):
     """The server answered a request with a JSON-RPC error.
 

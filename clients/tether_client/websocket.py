@@ -5,11 +5,14 @@ control socket carries a WebSocket too. Browsers are refused by the server (Orig
 Origin header is ever sent.
 
 A TCP listener always wants a bearer token; unless told otherwise, the daemon generates one into
-`$TETHER_HOME/ws-token`, which a client on the same machine reads when given none.
+`$TETHER_HOME/ws-token`, which a client on the same machine reads when given none. A token bound
+for a loopback URL is sent only once the kernel has shown that the listener is ours (or root's):
+while the daemon is down, another local user could be holding its port.
 """
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import ipaddress
 import os
@@ -22,9 +25,11 @@ from websockets.asyncio.client import ClientConnection, connect, unix_connect
 from websockets.exceptions import ConnectionClosed
 
 from tether_client.errors import TransportClosed
+from tether_client.listener_owner import check_listener
 
 _MAX_MESSAGE = 64 * 1024 * 1024
 _SUN_PATH_MAX = 107
+_CONNECT_TIMEOUT_S = 10.0  # websockets' own open timeout, for the connection opened here
 TOKEN_FILE = "ws-token"
 
 
@@ -42,10 +47,28 @@ class WebSocketTransport:
             url: the listener's URL as printed by the server (`listening on: ws://…`).
             token: a capability token or signed bearer token, sent as `Authorization: Bearer`;
                 None reads the daemon's generated token when `url` is on loopback.
+
+        Raises:
+            ForeignListener: a loopback port held by another user (the token is not sent).
         """
-        if token is None and is_loopback_url(url):
+        loopback = is_loopback_url(url)
+        if token is None and loopback:
             token = read_default_token()
-        ws = await connect(url, additional_headers=_auth(token), max_size=_MAX_MESSAGE, compression=None)
+        if not (token and loopback):
+            ws = await connect(url, additional_headers=_auth(token), max_size=_MAX_MESSAGE, compression=None)
+            return cls(ws)
+        # Connect first, then see whose socket answered: the token goes only to our own daemon
+        # (and never through a proxy named in the environment).
+        async with asyncio.timeout(_CONNECT_TIMEOUT_S):
+            sock = await _open_tcp(url)
+        try:
+            check_listener(sock, url)
+            ws = await connect(
+                url, sock=sock, additional_headers=_auth(token), max_size=_MAX_MESSAGE, compression=None
+            )
+        except BaseException:
+            sock.close()
+            raise
         return cls(ws)
 
     @classmethod
@@ -106,6 +129,29 @@ def is_loopback_url(url: str) -> bool:
         return ipaddress.ip_address(host).is_loopback
     except ValueError:
         return False
+
+
+async def _open_tcp(url: str) -> socket.socket:
+    """A connected, non-blocking TCP socket to `url`'s host and port (the first address that answers)."""
+    parts = urlsplit(url)
+    port = parts.port or (443 if parts.scheme == "wss" else 80)
+    loop = asyncio.get_running_loop()
+    infos = await loop.getaddrinfo(parts.hostname, port, type=socket.SOCK_STREAM)
+    failure: OSError = OSError(f"cannot resolve {parts.hostname}")
+    for family, kind, proto, _name, address in infos:
+        sock = socket.socket(family, kind, proto)
+        sock.setblocking(False)
+        try:
+            await loop.sock_connect(sock, address)
+        except OSError as exc:
+            sock.close()
+            failure = exc
+            continue
+        except BaseException:
+            sock.close()
+            raise
+        return sock
+    raise failure
 
 
 def _unix_socket(path: Path) -> socket.socket:

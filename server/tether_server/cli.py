@@ -115,7 +115,14 @@ def _add_socket_flags(parser: argparse.ArgumentParser) -> None:
         type=int,
         default=128,
         metavar="N",
-        help="TCP connections at once from one address (503 beyond)",
+        help="TCP connections at once from one address (503 beyond), and as many more waiting to upgrade",
+    )
+    add(
+        "--pre-auth-timeout",
+        type=float,
+        default=10.0,
+        metavar="S",
+        help="seconds a socket may take to complete its upgrade (auth included) before it is closed",
     )
     add("--receive-queue", type=int, default=4, metavar="N", help="frames buffered per socket connection")
     add("--pid-file", type=Path, default=None, help=argparse.SUPPRESS)

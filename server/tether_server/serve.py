@@ -26,8 +26,8 @@ from tether_server.rpc.dispatcher import Dispatcher
 from tether_server.rpc.handshake import Hello
 from tether_server.serve_options import Listen, ServeOptions, lock_pid_file
 from tether_server.transports import unix
-from tether_server.transports.http import advertise_limit, tcp_gate, unix_gate
-from tether_server.transports.limits import ConnectionLimits
+from tether_server.transports.http import advertise_limit, counted_tcp, tcp_gate, unix_gate
+from tether_server.transports.limits import ConnectionLimits, raise_open_files
 from tether_server.transports.parent import ParentWatch
 from tether_server.transports.stdio import StdioStream
 from tether_server.transports.stdio_first import Prefill
@@ -74,6 +74,9 @@ class Listeners:
     # ---- listeners ---------------------------------------------------------------------------
 
     async def _open_listeners(self) -> None:
+        if any(lst.scheme != "stdio" for lst in self.options.listens):
+            files = raise_open_files(self._limits.open_files_wanted())
+            _log.debug("serve.open_files", soft_limit=files)
         for lst in self.options.listens:
             if lst.scheme == "stdio":
                 self._spawn(self._serve_stdio())
@@ -94,6 +97,7 @@ class Listeners:
             max_size=self.options.max_message_bytes,
             max_queue=self.options.receive_queue,
             compression=None,
+            open_timeout=self.options.pre_auth_timeout_s,
             close_timeout=CLOSE_GRACE_S,
         )
         self._ws_servers.append(_Listener(server, f"unix {lst.path}"))
@@ -111,10 +115,12 @@ class Listeners:
                 lst.host,
                 lst.port,
                 process_request=tcp_gate(self.options.auth, self._limits),
+                create_connection=counted_tcp(self._limits),
                 ssl=tls,
                 max_size=self.options.max_message_bytes,
                 max_queue=self.options.receive_queue,
                 compression=None,
+                open_timeout=self.options.pre_auth_timeout_s,
                 close_timeout=CLOSE_GRACE_S,
             )
         except OSError as exc:

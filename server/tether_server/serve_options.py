@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import fcntl
 import ipaddress
+import math
 import os
 from dataclasses import dataclass
 from pathlib import Path
@@ -16,7 +17,11 @@ from tether_server import log
 from tether_server.errors import ConfigError
 from tether_server.rpc.connection import DEFAULT_OUTBOX
 from tether_server.transports import unix
-from tether_server.transports.limits import DEFAULT_MAX_CONNECTIONS, DEFAULT_MAX_PER_PEER
+from tether_server.transports.limits import (
+    DEFAULT_MAX_CONNECTIONS,
+    DEFAULT_MAX_PER_PEER,
+    DEFAULT_PRE_AUTH_TIMEOUT_S,
+)
 from tether_server.transports.websocket import MAX_MESSAGE_BYTES
 from tether_server.transports.ws_auth import WsAuth, WsAuthFlags, generated_token, load_auth
 
@@ -65,6 +70,7 @@ class ServeOptions:
     max_connections: int = DEFAULT_MAX_CONNECTIONS
     max_connections_per_peer: int = DEFAULT_MAX_PER_PEER
     receive_queue: int = DEFAULT_RECEIVE_QUEUE
+    pre_auth_timeout_s: float = DEFAULT_PRE_AUTH_TIMEOUT_S
     pid_file: Path | None = None
 
     @property
@@ -142,6 +148,8 @@ def check_options(options: ServeOptions) -> None:
     for flag, value in limits.items():
         if value < 1:
             raise ConfigError(f"{flag} must be at least 1", key=flag)
+    if not (math.isfinite(options.pre_auth_timeout_s) and options.pre_auth_timeout_s > 0):
+        raise ConfigError("--pre-auth-timeout must be more than 0 seconds", key="--pre-auth-timeout")
     wants_tls = any(lst.scheme == "wss" for lst in sockets)
     has_tls = options.tls_cert is not None or options.tls_key is not None
     if wants_tls and (options.tls_cert is None or options.tls_key is None):

@@ -12,7 +12,7 @@ import json
 import os
 import signal
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -42,9 +42,18 @@ class SocketServer:
 
     @classmethod
     async def start(
-        cls, home: Path, args: Sequence[str], *, env: dict[str, str] | None = None, ready: bool = True
+        cls,
+        home: Path,
+        args: Sequence[str],
+        *,
+        env: dict[str, str] | None = None,
+        ready: bool = True,
+        preexec: Callable[[], None] | None = None,
     ) -> SocketServer:
-        """Spawn the server; with `ready`, return once every socket listener has printed its banner."""
+        """Spawn the server; with `ready`, return once every socket listener has printed its banner.
+
+        `preexec` runs in the child before the server starts (e.g. to set a resource limit).
+        """
         home.mkdir(parents=True, exist_ok=True)
         proc = await asyncio.create_subprocess_exec(
             sys.executable,
@@ -57,6 +66,7 @@ class SocketServer:
             stderr=asyncio.subprocess.PIPE,
             cwd=str(home),
             env={**os.environ, "TETHER_HOME": str(home), **(env or {})},
+            preexec_fn=preexec,
         )
         server = cls(proc, home)
         if ready:

@@ -50,6 +50,7 @@ def serve_options(args: argparse.Namespace, home: Path) -> ServeOptions:
         max_connections=args.max_connections,
         max_connections_per_peer=args.max_connections_per_peer,
         receive_queue=args.receive_queue,
+        pre_auth_timeout_s=args.pre_auth_timeout,
         pid_file=args.pid_file,
     )
     check_options(options)

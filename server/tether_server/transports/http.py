@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import asyncio
+import time
 from collections.abc import Callable
 from http import HTTPStatus
 from urllib.parse import urlsplit
@@ -21,6 +23,7 @@ HEALTH_PATHS = frozenset({"/readyz", "/healthz"})
 METRICS_PATH = "/metrics"
 MAX_MESSAGE_HEADER = "x-codex-websocket-max-unfragmented-message-bytes"
 _log = log.get("tether.transport")
+_EVICTION_NOTE_S = 10.0
 
 
 def _is_upgrade(request: Request) -> bool:
@@ -79,11 +82,40 @@ def _metrics_response(conn: ServerConnection) -> Response:
 
 
 def _admit(conn: ServerConnection, limits: ConnectionLimits) -> Response | None:
+    limits.settled(conn)
     refusal = limits.admit(_peer(conn), conn.connection_lost_waiter)
     if refusal is None:
         return None
     _log.warning("websocket.refused", peer=_peer(conn), reason=refusal)
     return conn.respond(HTTPStatus.SERVICE_UNAVAILABLE, refusal + "\n")
+
+
+def counted_tcp(limits: ConnectionLimits) -> type[ServerConnection]:
+    """Connections that hold a pre-auth slot from `accept()` until their upgrade is accepted."""
+    last_note = -_EVICTION_NOTE_S
+
+    class PreAuthCounted(ServerConnection):
+        def connection_made(self, transport: asyncio.BaseTransport) -> None:
+            nonlocal last_note
+            super().connection_made(transport)
+            evicted = limits.evicted
+            limits.arrived(self, _peer(self), self.transport.abort)
+            # One line now and then: a flood must not turn into a flood of log lines.
+            now = time.monotonic()
+            if limits.evicted != evicted and now - last_note >= _EVICTION_NOTE_S:
+                last_note = now
+                _log.warning(
+                    "websocket.pre_auth_full",
+                    peer=_peer(self),
+                    pending=limits.pending,
+                    evicted=limits.evicted,
+                )
+
+        def connection_lost(self, exc: Exception | None) -> None:
+            limits.settled(self)
+            super().connection_lost(exc)
+
+    return PreAuthCounted
 
 
 def unix_gate(on_shutdown: Callable[[], bool], limits: ConnectionLimits) -> ProcessRequest:

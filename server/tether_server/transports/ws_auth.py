@@ -4,8 +4,9 @@ Two modes: a capability token (only its SHA-256 digest is kept; compared in cons
 signed bearer token (a JWT signed with HS256 by a shared secret, `exp` required). Unlike Codex, a TCP
 listener is never open by default, loopback included: any local process (a sandboxed command with
 network on, a browser-less script) could otherwise drive the daemon. Without `--ws-auth`, a
-capability token is generated into `$TETHER_HOME/ws-token` (0600) and reused across restarts;
-`--ws-auth none` opts out, on loopback only.
+capability token is generated into `$TETHER_HOME/ws-token` (0600) at every start, so a token that
+leaked (e.g. to another user who held the port while the daemon was down) dies with the daemon
+run it was read for; `--ws-auth none` opts out, on loopback only.
 """
 
 from __future__ import annotations
@@ -39,17 +40,47 @@ MIN_SECRET_BYTES = 32
 DEFAULT_SKEW_S = 30
 
 
+class TokenFile:
+    """The digest of the generated token file as it is now, re-read only when the file changes.
+
+    Daemons sharing a home each write a fresh token at start; all of them accept the latest one,
+    which is the one their clients read.
+    """
+
+    def __init__(self, path: Path, digest: bytes) -> None:
+        self.path = path
+        self._seen: tuple[int, int, int] | None = None
+        self._digest: bytes | None = digest
+
+    def digest(self) -> bytes | None:
+        try:
+            info = os.stat(self.path)
+        except OSError:
+            return None
+        seen = (info.st_ino, info.st_mtime_ns, info.st_size)
+        if seen != self._seen:
+            try:
+                token = _existing_token(self.path)
+            except (OSError, ConfigError):
+                token = None
+            self._digest = None if token is None else hashlib.sha256(token).digest()
+            self._seen = seen
+        return self._digest
+
+
 @dataclass(frozen=True)
 class CapabilityToken:
-    """Accepts the one token whose SHA-256 digest is `digest`."""
+    """Accepts the one token whose SHA-256 digest is `digest` (generated: the token file's, now)."""
 
     digest: bytes
     source: Path | None = None
     generated: bool = False
+    current: TokenFile | None = None
 
     def check(self, token: str) -> str | None:
+        expected = (self.current.digest() if self.current else None) or self.digest
         presented = hashlib.sha256(token.encode()).digest()
-        return None if hmac.compare_digest(presented, self.digest) else BAD_TOKEN
+        return None if hmac.compare_digest(presented, expected) else BAD_TOKEN
 
 
 @dataclass(frozen=True)
@@ -208,21 +239,20 @@ def _read_secret(path: Path) -> bytes:
 
 
 def generated_token(home: Path) -> CapabilityToken:
-    """The capability token in `home/ws-token`, created (random, 0600) when missing.
-
-    A token file that others could read is replaced: its token is no longer a secret.
+    """A fresh capability token (random, 0600) in `home/ws-token`, replacing the last run's.
 
     Raises:
-        ConfigError: the file cannot be read or written, or is not a regular file.
+        ConfigError: the file cannot be written, or something other than a regular file is there.
     """
     path = home / GENERATED_TOKEN_FILE
     try:
-        token = _existing_token(path)
-        if token is None:
-            token = _write_token(path)
+        if path.is_symlink() or (path.exists() and not path.is_file()):
+            raise ConfigError(f"websocket token file {path} is not a regular file", key="--ws-auth")
+        token = _write_token(path)
     except OSError as exc:
         raise ConfigError(f"cannot use websocket token file {path}: {exc.strerror}", key="--ws-auth") from exc
-    return CapabilityToken(hashlib.sha256(token).digest(), path, generated=True)
+    digest = hashlib.sha256(token).digest()
+    return CapabilityToken(digest, path, generated=True, current=TokenFile(path, digest))
 
 
 def _existing_token(path: Path) -> bytes | None:

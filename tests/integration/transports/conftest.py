@@ -22,9 +22,11 @@ async def socket_server(tmp_path: Path, fake_model: FakeResponsesServer) -> Asyn
     """Start `tether app-server` with the given flags (give `--listen`); SIGTERM after the test."""
     servers: list[SocketServer] = []
 
-    async def start(*args: str, home: Path | None = None, ready: bool = True) -> SocketServer:
+    async def start(
+        *args: str, home: Path | None = None, ready: bool = True, preexec: Callable[[], None] | None = None
+    ) -> SocketServer:
         full = [*mock_provider_args(fake_model.base_url), *args]
-        server = await SocketServer.start(home or tmp_path / "home", full, ready=ready)
+        server = await SocketServer.start(home or tmp_path / "home", full, ready=ready, preexec=preexec)
         servers.append(server)
         return server
 

@@ -41,18 +41,31 @@ async def test_loopback_ws_without_the_token_is_refused_and_the_generated_token_
     await client.close()
 
 
-async def test_the_generated_token_is_reused_across_restarts(
+async def test_the_generated_token_is_replaced_at_every_start_and_the_old_one_is_refused(
     socket_server: StartSocketServer, tmp_path: Path
 ) -> None:
+    # A token that leaked (to another user holding the port while the daemon was down) must not
+    # open the next daemon run.
     home = tmp_path / "home"
     first = await socket_server("--listen", "ws://127.0.0.1:0", home=home)
-    token = first.token()
-    assert token
-    await first.stop()
+    leaked = first.token()
+    assert leaked
 
+    # A second daemon in the same home writes its own token; both accept the one in the file now.
     second = await socket_server("--listen", "ws://127.0.0.1:0", home=home)
-    assert second.token() == token
-    assert (await http_status(second.ws_url, token=token))[0] == 101
+    current = second.token()
+    assert current and current != leaked
+    for server in (first, second):
+        assert (await http_status(server.ws_url, token=leaked))[:2] == (401, "invalid websocket bearer token")
+        assert (await http_status(server.ws_url, token=current))[0] == 101
+    await first.stop()
+    await second.stop()
+
+    third = await socket_server("--listen", "ws://127.0.0.1:0", home=home)
+    assert third.token() not in (leaked, current)
+    for old in (leaked, current):
+        assert (await http_status(third.ws_url, token=old))[:2] == (401, "invalid websocket bearer token")
+    assert (await http_status(third.ws_url, token=third.token()))[0] == 101
 
 
 async def test_the_python_sdk_reads_the_generated_token_for_a_loopback_url(
