@@ -96,7 +96,8 @@ class Client:
 
         `unix://` alone is the daemon's control socket under `$TETHER_HOME` (default `~/.tether`).
         Without `token`, a loopback `ws://`/`wss://` URL is sent the token the daemon generated in
-        `$TETHER_HOME/ws-token`.
+        `$TETHER_HOME/ws-token`; any token goes to a loopback port only once the listener there is
+        shown to run as this user (or root): `ForeignListener` otherwise.
         """
         from tether_client.websocket import WebSocketTransport, default_socket_path
 
