@@ -5,7 +5,7 @@
 
 from __future__ import annotations
 
-from tether_protocol.spec import NotificationSpec, ServerRequestSpec
+from tether_protocol.spec import AnyNotificationSpec, NotificationSpec, ServerRequestSpec
 from tether_protocol.v2 import account as acct
 from tether_protocol.v2 import approvals as ap
 from tether_protocol.v2 import command as cmd
@@ -15,124 +15,216 @@ from tether_protocol.v2 import notifications as n
 from tether_protocol.v2 import review as rv
 from tether_protocol.v2 import thread_extras as tx
 
-_notifications: list[NotificationSpec] = [
-    NotificationSpec("thread/started", n.ThreadStartedNotification, doc="A thread was created or forked."),
-    NotificationSpec("thread/status/changed", n.ThreadStatusChangedNotification, doc="Thread status moved."),
-    NotificationSpec("thread/closed", n.ThreadClosedNotification, doc="A thread was unloaded."),
-    NotificationSpec("thread/archived", n.ThreadArchivedNotification, doc="A thread was archived."),
-    NotificationSpec("thread/unarchived", n.ThreadUnarchivedNotification, doc="A thread was unarchived."),
-    NotificationSpec("thread/deleted", n.ThreadDeletedNotification, doc="A thread was deleted."),
-    NotificationSpec("thread/name/updated", n.ThreadNameUpdatedNotification, doc="A thread was renamed."),
-    NotificationSpec("thread/reverted", n.ThreadRevertedNotification, doc="A thread's history was cut."),
-    NotificationSpec(
-        "thread/tokenUsage/updated", n.ThreadTokenUsageUpdatedNotification, doc="Token usage after a call."
-    ),
-    NotificationSpec("thread/compacted", n.ContextCompactedNotification, doc="Deprecated; never emitted."),
-    NotificationSpec(
-        "thread/readState/changed",
-        tx.ThreadReadStateChangedNotification,
-        doc="A thread's read marker moved.",
-    ),
-    NotificationSpec("thread/goal/cleared", n.ThreadGoalClearedNotification, doc="Goal cleared (on resume)."),
-    NotificationSpec("turn/started", n.TurnStartedNotification, doc="A turn began."),
-    NotificationSpec("turn/completed", n.TurnCompletedNotification, doc="A turn ended (any status)."),
-    NotificationSpec("turn/diff/updated", n.TurnDiffUpdatedNotification, doc="Cumulative diff of the turn."),
-    NotificationSpec("turn/plan/updated", n.TurnPlanUpdatedNotification, doc="The agent's plan changed."),
-    NotificationSpec("item/started", n.ItemStartedNotification, doc="An item began."),
-    NotificationSpec("item/completed", n.ItemCompletedNotification, doc="An item reached its final state."),
-    NotificationSpec(
-        "item/agentMessage/delta", n.AgentMessageDeltaNotification, doc="Streamed message text."
-    ),
-    NotificationSpec("item/plan/delta", n.PlanDeltaNotification, doc="Streamed plan text."),
-    NotificationSpec(
-        "item/reasoning/summaryTextDelta",
-        n.ReasoningSummaryTextDeltaNotification,
-        doc="Streamed reasoning summary text.",
-    ),
-    NotificationSpec(
-        "item/reasoning/summaryPartAdded",
-        n.ReasoningSummaryPartAddedNotification,
-        doc="A new reasoning summary part began.",
-    ),
-    NotificationSpec(
-        "item/reasoning/textDelta", n.ReasoningTextDeltaNotification, doc="Streamed raw reasoning text."
-    ),
-    NotificationSpec(
-        "item/commandExecution/outputDelta",
-        n.CommandExecutionOutputDeltaNotification,
-        doc="Streamed command output.",
-    ),
-    NotificationSpec(
-        "item/commandExecution/terminalInteraction",
-        n.TerminalInteractionNotification,
-        doc="Stdin written to a running command.",
-    ),
-    NotificationSpec(
-        "item/fileChange/outputDelta", n.FileChangeOutputDeltaNotification, doc="Streamed patch output."
-    ),
-    NotificationSpec(
-        "item/autoApprovalReview/started",
-        rv.ItemGuardianApprovalReviewStartedNotification,
-        doc="An approval went to the auto-reviewer (unstable shape).",
-    ),
-    NotificationSpec(
-        "item/autoApprovalReview/completed",
-        rv.ItemGuardianApprovalReviewCompletedNotification,
-        doc="The auto-reviewer decided (unstable shape).",
-    ),
-    NotificationSpec(
-        "item/fileChange/patchUpdated",
-        n.FileChangePatchUpdatedNotification,
-        doc="The proposed patch changed.",
-    ),
-    NotificationSpec(
-        "serverRequest/resolved",
-        n.ServerRequestResolvedNotification,
-        doc="A pending server request was answered or cleared.",
-    ),
-    NotificationSpec("error", n.ErrorNotification, doc="A turn error (maybe retried)."),
-    NotificationSpec("warning", n.WarningNotification, doc="A non-fatal problem."),
-    NotificationSpec(
-        "deprecationNotice", n.DeprecationNoticeNotification, doc="A deprecated feature was used."
-    ),
-    NotificationSpec("configWarning", n.ConfigWarningNotification, doc="A configuration problem."),
-    NotificationSpec(
-        "command/exec/outputDelta", cmd.CommandExecOutputDeltaNotification, doc="Streamed process output."
-    ),
-    NotificationSpec("account/updated", acct.AccountUpdatedNotification, doc="The account changed."),
-    NotificationSpec(
-        "account/login/completed", acct.AccountLoginCompletedNotification, doc="A sign-in finished."
-    ),
-    NotificationSpec(
-        "account/rateLimits/updated", n.AccountRateLimitsUpdatedNotification, doc="Rate limits changed."
-    ),
-    NotificationSpec(
-        "remoteControl/status/changed",
-        n.RemoteControlStatusChangedNotification,
-        doc="Remote-control status (sent after initialize).",
-    ),
-    NotificationSpec("fs/changed", fs.FsChangedNotification, doc="Paths under an `fs/watch` changed."),
-    NotificationSpec(
-        "fuzzyFileSearch/sessionUpdated",
-        fz.FuzzyFileSearchSessionUpdatedNotification,
-        doc="Matches for a session's query.",
-    ),
-    NotificationSpec(
-        "fuzzyFileSearch/sessionCompleted",
-        fz.FuzzyFileSearchSessionCompletedNotification,
-        doc="A session's search finished.",
-    ),
-    NotificationSpec(
-        "mcpServer/startupStatus/updated",
-        mcp.McpServerStatusUpdatedNotification,
-        doc="An MCP server is starting, ready or failed.",
-    ),
-    NotificationSpec(
-        "item/mcpToolCall/progress",
-        mcp.McpToolCallProgressNotification,
-        doc="Progress message of a running MCP tool call.",
-    ),
-]
+# One constant per notification: senders name the constant, and its params model types them.
+THREAD_STARTED = NotificationSpec(
+    "thread/started",
+    n.ThreadStartedNotification,
+    broadcast=True,
+    doc="A thread was created or forked.",
+)
+THREAD_STATUS_CHANGED = NotificationSpec(
+    "thread/status/changed",
+    n.ThreadStatusChangedNotification,
+    broadcast=True,
+    doc="Thread status moved.",
+)
+THREAD_CLOSED = NotificationSpec(
+    "thread/closed",
+    n.ThreadClosedNotification,
+    broadcast=True,
+    doc="A thread was unloaded.",
+)
+THREAD_ARCHIVED = NotificationSpec(
+    "thread/archived",
+    n.ThreadArchivedNotification,
+    broadcast=True,
+    doc="A thread was archived.",
+)
+THREAD_UNARCHIVED = NotificationSpec(
+    "thread/unarchived",
+    n.ThreadUnarchivedNotification,
+    broadcast=True,
+    doc="A thread was unarchived.",
+)
+THREAD_DELETED = NotificationSpec(
+    "thread/deleted",
+    n.ThreadDeletedNotification,
+    broadcast=True,
+    doc="A thread was deleted.",
+)
+THREAD_NAME_UPDATED = NotificationSpec(
+    "thread/name/updated",
+    n.ThreadNameUpdatedNotification,
+    broadcast=True,
+    doc="A thread was renamed.",
+)
+THREAD_REVERTED = NotificationSpec(
+    "thread/reverted",
+    n.ThreadRevertedNotification,
+    doc="A thread's history was cut.",
+)
+THREAD_TOKEN_USAGE_UPDATED = NotificationSpec(
+    "thread/tokenUsage/updated",
+    n.ThreadTokenUsageUpdatedNotification,
+    doc="Token usage after a call.",
+)
+THREAD_COMPACTED = NotificationSpec(
+    "thread/compacted",
+    n.ContextCompactedNotification,
+    doc="Deprecated; never emitted.",
+)
+THREAD_READ_STATE_CHANGED = NotificationSpec(
+    "thread/readState/changed",
+    tx.ThreadReadStateChangedNotification,
+    doc="A thread's read marker moved.",
+)
+THREAD_GOAL_CLEARED = NotificationSpec(
+    "thread/goal/cleared",
+    n.ThreadGoalClearedNotification,
+    broadcast=True,
+    doc="Goal cleared (on resume).",
+)
+TURN_STARTED = NotificationSpec("turn/started", n.TurnStartedNotification, doc="A turn began.")
+TURN_COMPLETED = NotificationSpec(
+    "turn/completed",
+    n.TurnCompletedNotification,
+    doc="A turn ended (any status).",
+)
+TURN_DIFF_UPDATED = NotificationSpec(
+    "turn/diff/updated",
+    n.TurnDiffUpdatedNotification,
+    doc="Cumulative diff of the turn.",
+)
+TURN_PLAN_UPDATED = NotificationSpec(
+    "turn/plan/updated",
+    n.TurnPlanUpdatedNotification,
+    doc="The agent's plan changed.",
+)
+ITEM_STARTED = NotificationSpec("item/started", n.ItemStartedNotification, doc="An item began.")
+ITEM_COMPLETED = NotificationSpec(
+    "item/completed",
+    n.ItemCompletedNotification,
+    doc="An item reached its final state.",
+)
+ITEM_AGENT_MESSAGE_DELTA = NotificationSpec(
+    "item/agentMessage/delta",
+    n.AgentMessageDeltaNotification,
+    doc="Streamed message text.",
+)
+ITEM_PLAN_DELTA = NotificationSpec("item/plan/delta", n.PlanDeltaNotification, doc="Streamed plan text.")
+ITEM_REASONING_SUMMARY_TEXT_DELTA = NotificationSpec(
+    "item/reasoning/summaryTextDelta",
+    n.ReasoningSummaryTextDeltaNotification,
+    doc="Streamed reasoning summary text.",
+)
+ITEM_REASONING_SUMMARY_PART_ADDED = NotificationSpec(
+    "item/reasoning/summaryPartAdded",
+    n.ReasoningSummaryPartAddedNotification,
+    doc="A new reasoning summary part began.",
+)
+ITEM_REASONING_TEXT_DELTA = NotificationSpec(
+    "item/reasoning/textDelta",
+    n.ReasoningTextDeltaNotification,
+    doc="Streamed raw reasoning text.",
+)
+ITEM_COMMAND_EXECUTION_OUTPUT_DELTA = NotificationSpec(
+    "item/commandExecution/outputDelta",
+    n.CommandExecutionOutputDeltaNotification,
+    doc="Streamed command output.",
+)
+ITEM_COMMAND_EXECUTION_TERMINAL_INTERACTION = NotificationSpec(
+    "item/commandExecution/terminalInteraction",
+    n.TerminalInteractionNotification,
+    doc="Stdin written to a running command.",
+)
+ITEM_FILE_CHANGE_OUTPUT_DELTA = NotificationSpec(
+    "item/fileChange/outputDelta",
+    n.FileChangeOutputDeltaNotification,
+    doc="Streamed patch output.",
+)
+ITEM_AUTO_APPROVAL_REVIEW_STARTED = NotificationSpec(
+    "item/autoApprovalReview/started",
+    rv.ItemGuardianApprovalReviewStartedNotification,
+    doc="An approval went to the auto-reviewer (unstable shape).",
+)
+ITEM_AUTO_APPROVAL_REVIEW_COMPLETED = NotificationSpec(
+    "item/autoApprovalReview/completed",
+    rv.ItemGuardianApprovalReviewCompletedNotification,
+    doc="The auto-reviewer decided (unstable shape).",
+)
+ITEM_FILE_CHANGE_PATCH_UPDATED = NotificationSpec(
+    "item/fileChange/patchUpdated",
+    n.FileChangePatchUpdatedNotification,
+    doc="The proposed patch changed.",
+)
+SERVER_REQUEST_RESOLVED = NotificationSpec(
+    "serverRequest/resolved",
+    n.ServerRequestResolvedNotification,
+    doc="A pending server request was answered or cleared.",
+)
+ERROR = NotificationSpec("error", n.ErrorNotification, doc="A turn error (maybe retried).")
+WARNING = NotificationSpec("warning", n.WarningNotification, doc="A non-fatal problem.")
+DEPRECATION_NOTICE = NotificationSpec(
+    "deprecationNotice",
+    n.DeprecationNoticeNotification,
+    doc="A deprecated feature was used.",
+)
+CONFIG_WARNING = NotificationSpec(
+    "configWarning",
+    n.ConfigWarningNotification,
+    doc="A configuration problem.",
+)
+COMMAND_EXEC_OUTPUT_DELTA = NotificationSpec(
+    "command/exec/outputDelta",
+    cmd.CommandExecOutputDeltaNotification,
+    doc="Streamed process output.",
+)
+ACCOUNT_UPDATED = NotificationSpec(
+    "account/updated",
+    acct.AccountUpdatedNotification,
+    doc="The account changed.",
+)
+ACCOUNT_LOGIN_COMPLETED = NotificationSpec(
+    "account/login/completed",
+    acct.AccountLoginCompletedNotification,
+    doc="A sign-in finished.",
+)
+ACCOUNT_RATE_LIMITS_UPDATED = NotificationSpec(
+    "account/rateLimits/updated",
+    n.AccountRateLimitsUpdatedNotification,
+    broadcast=True,
+    doc="Rate limits changed.",
+)
+REMOTE_CONTROL_STATUS_CHANGED = NotificationSpec(
+    "remoteControl/status/changed",
+    n.RemoteControlStatusChangedNotification,
+    doc="Remote-control status (sent after initialize).",
+)
+FS_CHANGED = NotificationSpec(
+    "fs/changed",
+    fs.FsChangedNotification,
+    doc="Paths under an `fs/watch` changed.",
+)
+FUZZY_FILE_SEARCH_SESSION_UPDATED = NotificationSpec(
+    "fuzzyFileSearch/sessionUpdated",
+    fz.FuzzyFileSearchSessionUpdatedNotification,
+    doc="Matches for a session's query.",
+)
+FUZZY_FILE_SEARCH_SESSION_COMPLETED = NotificationSpec(
+    "fuzzyFileSearch/sessionCompleted",
+    fz.FuzzyFileSearchSessionCompletedNotification,
+    doc="A session's search finished.",
+)
+MCP_SERVER_STARTUP_STATUS_UPDATED = NotificationSpec(
+    "mcpServer/startupStatus/updated",
+    mcp.McpServerStatusUpdatedNotification,
+    doc="An MCP server is starting, ready or failed.",
+)
+ITEM_MCP_TOOL_CALL_PROGRESS = NotificationSpec(
+    "item/mcpToolCall/progress",
+    mcp.McpToolCallProgressNotification,
+    doc="Progress message of a running MCP tool call.",
+)
 
 _server_requests: list[ServerRequestSpec] = [
     ServerRequestSpec(
@@ -167,5 +259,8 @@ _server_requests: list[ServerRequestSpec] = [
     ),
 ]
 
-SERVER_NOTIFICATIONS: dict[str, NotificationSpec] = {spec.name: spec for spec in _notifications}
+# Every notification above, in the order defined: a new notification is one constant, nothing more.
+SERVER_NOTIFICATIONS: dict[str, AnyNotificationSpec] = {
+    spec.name: spec for spec in list(globals().values()) if isinstance(spec, NotificationSpec)
+}
 SERVER_REQUESTS: dict[str, ServerRequestSpec] = {spec.name: spec for spec in _server_requests}

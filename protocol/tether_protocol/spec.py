@@ -35,12 +35,34 @@ AnyMethodSpec = MethodSpec[Any, Any]
 
 
 @dataclass(frozen=True)
-class NotificationSpec:
-    """A server→client notification."""
+class NotificationSpec(Generic[P]):
+    """A server→client notification: its name bound to its params model `P`.
+
+    Senders take the spec and a `P` (or a `WireParams[P]`), so that under mypy a notification
+    cannot go out with another notification's params. `broadcast` notifications reach every
+    initialized connection, subscribed to their thread or not (protocol §9 "B"); the others go
+    to the thread's subscribers, or to the one connection the sender names.
+    """
 
     name: str
-    params: type[WireModel]
+    params: type[P]
+    broadcast: bool = False
     doc: str = ""
+
+
+AnyNotificationSpec = NotificationSpec[Any]
+
+
+class WireParams(dict[str, Any], Generic[P]):
+    """Params already in the wire shape of the model `P`: camelCase keys, JSON values, key order.
+
+    The projection of core events builds these instead of `P` itself: it runs once per streamed
+    delta, where building and dumping a model costs several times the rest of the path, and a
+    model's dump would reorder the keys of nested items. The type parameter still ties the dict
+    to its spec for mypy; the projection's unit tests validate every one against `P`.
+    """
+
+    __slots__ = ()
 
 
 @dataclass(frozen=True)

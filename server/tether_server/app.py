@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
+from tether_protocol import server_methods as sm
 from tether_protocol.methods import CLIENT_METHODS
 from tether_protocol.v2.notifications import ConfigWarningNotification
 from tether_server import __version__, log, metrics, telemetry, warm_up
@@ -304,9 +305,7 @@ class App:
             state.originator = conn.client_name
         for warning in self.loaded.warnings:
             note = ConfigWarningNotification(summary=warning, details=None)
-            send_notification(
-                [conn], "configWarning", note.model_dump(mode="json", by_alias=True, exclude_unset=True)
-            )
+            send_notification([conn], sm.CONFIG_WARNING, note)
 
     async def drain(self) -> None:
         """Refuse new turns, wait for running ones."""

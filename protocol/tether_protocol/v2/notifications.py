@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import Field
 
@@ -271,6 +271,11 @@ class ConfigWarningNotification(WireModel):
     details: str | None = None
     path: str | None = None
     range: TextRange | None = None
+
+    def wire(self) -> dict[str, Any]:
+        # Codex leaves out the fields it was not given (no `"path": null` for a warning about
+        # no particular file), unlike every other model, which writes its nulls.
+        return self.model_dump(mode="json", by_alias=True, exclude_unset=True)
 
 
 class RemoteControlStatusChangedNotification(WireModel):

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 
+from tether_protocol import server_methods as sm
 from tether_protocol.common import EmptyParams, EmptyResult
 from tether_protocol.v2 import account as acct
 from tether_server.auth import CredentialStoreError
@@ -71,7 +72,7 @@ async def login_start(
 
     def announce() -> None:
         completed = acct.AccountLoginCompletedNotification(success=True)
-        send_notification(state.connections(), "account/login/completed", completed.wire())
+        send_notification(state.connections(), sm.ACCOUNT_LOGIN_COMPLETED, completed)
         _announce(state)
 
     ctx.after_response(announce)
@@ -92,4 +93,4 @@ def _announce(state: ServerState) -> None:
     # After logout the environment may still hold a key: say what the account is now.
     stored = state.credentials.api_key() is not None
     update = acct.AccountUpdatedNotification(auth_mode="apikey" if stored or has_key(state) else None)
-    send_notification(state.connections(), "account/updated", update.wire())
+    send_notification(state.connections(), sm.ACCOUNT_UPDATED, update)

@@ -17,6 +17,7 @@ import os
 from pathlib import Path
 from typing import Any
 
+from tether_protocol import server_methods as sm
 from tether_protocol.v2.command import (
     CommandExecOutputDeltaNotification,
     CommandExecParams,
@@ -133,7 +134,7 @@ def _delta_sender(conn: Connection, process_id: str) -> OutputListener:
             delta_base64=base64.b64encode(chunk).decode("ascii"),
             cap_reached=cap_reached,
         )
-        send_notification([conn], "command/exec/outputDelta", delta.wire())
+        send_notification([conn], sm.COMMAND_EXEC_OUTPUT_DELTA, delta)
 
     return send
 

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 
 import inotify_simple
 
+from tether_protocol import server_methods as sm
 from tether_protocol.v2.fs import FsChangedNotification
 from tether_server.errors import InvalidRequest, Overloaded
 from tether_server.rpc.connection import Connection
@@ -66,7 +67,7 @@ class Watch:
         self.flush = None
         paths, self.pending = sorted(self.pending), set()
         note = FsChangedNotification(watch_id=self.watch_id, changed_paths=paths)
-        send_notification([self.connection], "fs/changed", note.wire())
+        send_notification([self.connection], sm.FS_CHANGED, note)
 
     def close(self) -> None:
         if self.flush is not None:

@@ -14,6 +14,7 @@ import contextlib
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from tether_protocol import server_methods as sm
 from tether_protocol.v2 import fuzzy as wire
 from tether_server.errors import InvalidRequest
 from tether_server.processor import fs_rules
@@ -169,9 +170,9 @@ async def session_update(
         updated = wire.FuzzyFileSearchSessionUpdatedNotification(
             session_id=params.session_id, query=params.query, files=files
         )
-        send_notification([ctx.connection], "fuzzyFileSearch/sessionUpdated", updated.wire())
+        send_notification([ctx.connection], sm.FUZZY_FILE_SEARCH_SESSION_UPDATED, updated)
         done = wire.FuzzyFileSearchSessionCompletedNotification(session_id=params.session_id)
-        send_notification([ctx.connection], "fuzzyFileSearch/sessionCompleted", done.wire())
+        send_notification([ctx.connection], sm.FUZZY_FILE_SEARCH_SESSION_COMPLETED, done)
 
     def launch() -> None:
         task = asyncio.get_running_loop().create_task(run())

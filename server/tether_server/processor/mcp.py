@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 from typing import TYPE_CHECKING, Any
 
+from tether_protocol import server_methods as sm
 from tether_protocol.common import EmptyParams
 from tether_protocol.v2 import mcp as w
 from tether_server.config import load_config
@@ -21,7 +22,6 @@ from tether_server.tools.mcp.manager import McpManager
 if TYPE_CHECKING:
     from tether_server.tools.mcp.connection import ServerConnection
 
-STARTUP_STATUS = "mcpServer/startupStatus/updated"
 _CONNECTION = {"starting": "starting", "ready": "connected", "failed": "failed", "cancelled": "cancelled"}
 
 
@@ -30,7 +30,7 @@ def wire_up(state: ServerState, manager: McpManager) -> None:
 
     def status(name: str, startup: str, error: str | None) -> None:
         params = w.McpServerStatusUpdatedNotification(name=name, status=startup, error=error)
-        send_notification(state.connections(), STARTUP_STATUS, params.wire())
+        send_notification(state.connections(), sm.MCP_SERVER_STARTUP_STATUS_UPDATED, params)
 
     async def elicit(
         server: str, origin: CallOrigin, params: dict[str, Any], _limit: float

@@ -1,10 +1,11 @@
-"""The one translator from core events to the wire: notification names and their params.
+"""The one translator from core events to the wire: notification specs and their params.
 
-Every `tether_server.core.events` event maps to one notification of the protocol's method table,
-and every approval ask to one server request. The params are built as plain dicts in the exact
-shape of the protocol models (the unit tests validate each against its model) rather than through
-the models themselves: this runs once per streamed delta, and model validation there would cost
-more than everything else on that path.
+Every `tether_server.core.events` event maps to one notification spec of the protocol's method
+table, and every approval ask to one server request. The params are `WireParams[P]`, dicts in the
+exact shape of the spec's model `P` (mypy ties each builder to its spec; the unit tests validate
+each dict against `P`), rather than `P` itself: this runs once per streamed delta, where building
+and dumping the model would cost more than everything else on that path, and a model's dump
+would put the keys of nested items in another order than the wire has them.
 """
 
 from __future__ import annotations
@@ -12,6 +13,15 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, TypeVar
 
+from tether_protocol import server_methods as sm
+from tether_protocol.common import WireModel
+from tether_protocol.spec import AnyNotificationSpec, NotificationSpec, WireParams
+from tether_protocol.v2 import notifications as n
+from tether_protocol.v2.mcp import McpToolCallProgressNotification
+from tether_protocol.v2.review import (
+    ItemGuardianApprovalReviewCompletedNotification,
+    ItemGuardianApprovalReviewStartedNotification,
+)
 from tether_server.core import events as ev
 from tether_server.processor.items_json import item_json, turn_json
 from tether_server.providers.base import TokenUsage
@@ -20,23 +30,30 @@ __all__ = ["approval_answer", "approval_request", "item_json", "notification", "
 
 Params = dict[str, Any]
 E = TypeVar("E", bound=ev.CoreEvent)
+P = TypeVar("P", bound=WireModel)
+Projected = tuple[AnyNotificationSpec, WireParams[Any]]
+"""A notification's spec and its params, as the projection hands them to the thread's handle."""
 
 AMENDMENT_DECISION = "acceptWithExecpolicyAmendment"
-_Projector = Callable[[Any], tuple[str, Params]]
-_PROJECTORS: dict[type[ev.CoreEvent], _Projector] = {}
+_PROJECTORS: dict[type[ev.CoreEvent], tuple[AnyNotificationSpec, Callable[[Any], WireParams[Any]]]] = {}
 
 
-def _projects(event_type: type[E]) -> Callable[[Callable[[E], tuple[str, Params]]], Callable[[E], Any]]:
-    def register(fn: Callable[[E], tuple[str, Params]]) -> Callable[[E], Any]:
-        _PROJECTORS[event_type] = fn
-        return fn
+def _projects(
+    event_type: type[E], spec: NotificationSpec[P]
+) -> Callable[[Callable[[E], WireParams[P]]], Callable[[E], WireParams[P]]]:
+    """Register the params builder of `event_type`'s notification; mypy ties its result to `spec`."""
+
+    def register(build: Callable[[E], WireParams[P]]) -> Callable[[E], WireParams[P]]:
+        _PROJECTORS[event_type] = (spec, build)
+        return build
 
     return register
 
 
-def notification(event: ev.CoreEvent) -> tuple[str, Params]:
-    """(method, params) of the notification that announces `event`."""
-    return _PROJECTORS[type(event)](event)
+def notification(event: ev.CoreEvent) -> Projected:
+    """(spec, params) of the notification that announces `event`."""
+    spec, build = _PROJECTORS[type(event)]
+    return spec, build(event)
 
 
 def projected_types() -> frozenset[type[ev.CoreEvent]]:
@@ -57,37 +74,37 @@ def status_json(status: ev.ThreadStatus) -> Params:
     return {"type": status.kind}
 
 
-@_projects(ev.ThreadStatusChanged)
-def _status(e: ev.ThreadStatusChanged) -> tuple[str, Params]:
-    return "thread/status/changed", {"threadId": e.thread_id, "status": status_json(e.status)}
+@_projects(ev.ThreadStatusChanged, sm.THREAD_STATUS_CHANGED)
+def _status(e: ev.ThreadStatusChanged) -> WireParams[n.ThreadStatusChangedNotification]:
+    return WireParams({"threadId": e.thread_id, "status": status_json(e.status)})
 
 
-@_projects(ev.ThreadClosed)
-def _closed(e: ev.ThreadClosed) -> tuple[str, Params]:
-    return "thread/closed", {"threadId": e.thread_id}
+@_projects(ev.ThreadClosed, sm.THREAD_CLOSED)
+def _closed(e: ev.ThreadClosed) -> WireParams[n.ThreadClosedNotification]:
+    return WireParams({"threadId": e.thread_id})
 
 
-@_projects(ev.ThreadReverted)
-def _reverted(e: ev.ThreadReverted) -> tuple[str, Params]:
-    return "thread/reverted", {"threadId": e.thread_id}
+@_projects(ev.ThreadReverted, sm.THREAD_REVERTED)
+def _reverted(e: ev.ThreadReverted) -> WireParams[n.ThreadRevertedNotification]:
+    return WireParams({"threadId": e.thread_id})
 
 
-@_projects(ev.ThreadWarning)
-def _warning(e: ev.ThreadWarning) -> tuple[str, Params]:
-    return "warning", {"threadId": e.thread_id, "message": e.message}
+@_projects(ev.ThreadWarning, sm.WARNING)
+def _warning(e: ev.ThreadWarning) -> WireParams[n.WarningNotification]:
+    return WireParams({"threadId": e.thread_id, "message": e.message})
 
 
 # ---- turn ------------------------------------------------------------------------------------------
 
 
-@_projects(ev.TurnStarted)
-def _turn_started(e: ev.TurnStarted) -> tuple[str, Params]:
+@_projects(ev.TurnStarted, sm.TURN_STARTED)
+def _turn_started(e: ev.TurnStarted) -> WireParams[n.TurnStartedNotification]:
     turn = turn_json(e.turn_id, "inProgress", started_at=e.started_at)
-    return "turn/started", {"threadId": e.thread_id, "turn": turn}
+    return WireParams({"threadId": e.thread_id, "turn": turn})
 
 
-@_projects(ev.TurnCompleted)
-def _turn_completed(e: ev.TurnCompleted) -> tuple[str, Params]:
+@_projects(ev.TurnCompleted, sm.TURN_COMPLETED)
+def _turn_completed(e: ev.TurnCompleted) -> WireParams[n.TurnCompletedNotification]:
     summary = [item_json(e.final)] if e.final is not None else []
     turn = turn_json(
         e.turn_id,
@@ -99,23 +116,23 @@ def _turn_completed(e: ev.TurnCompleted) -> tuple[str, Params]:
         items=summary,
         items_view="summary" if summary else "notLoaded",
     )
-    return "turn/completed", {"threadId": e.thread_id, "turn": turn}
+    return WireParams({"threadId": e.thread_id, "turn": turn})
 
 
-@_projects(ev.TurnFailed)
-def _error(e: ev.TurnFailed) -> tuple[str, Params]:
-    return "error", {"error": e.error, "willRetry": e.will_retry, **_ids(e)}
+@_projects(ev.TurnFailed, sm.ERROR)
+def _error(e: ev.TurnFailed) -> WireParams[n.ErrorNotification]:
+    return WireParams({"error": e.error, "willRetry": e.will_retry, **_ids(e)})
 
 
-@_projects(ev.PlanUpdated)
-def _plan(e: ev.PlanUpdated) -> tuple[str, Params]:
+@_projects(ev.PlanUpdated, sm.TURN_PLAN_UPDATED)
+def _plan(e: ev.PlanUpdated) -> WireParams[n.TurnPlanUpdatedNotification]:
     plan = [{"step": s.step, "status": s.status} for s in e.plan]
-    return "turn/plan/updated", {**_ids(e), "explanation": e.explanation, "plan": plan}
+    return WireParams({**_ids(e), "explanation": e.explanation, "plan": plan})
 
 
-@_projects(ev.DiffUpdated)
-def _diff(e: ev.DiffUpdated) -> tuple[str, Params]:
-    return "turn/diff/updated", {**_ids(e), "diff": e.diff}
+@_projects(ev.DiffUpdated, sm.TURN_DIFF_UPDATED)
+def _diff(e: ev.DiffUpdated) -> WireParams[n.TurnDiffUpdatedNotification]:
+    return WireParams({**_ids(e), "diff": e.diff})
 
 
 def _breakdown(u: TokenUsage) -> dict[str, int]:
@@ -129,72 +146,76 @@ def _breakdown(u: TokenUsage) -> dict[str, int]:
     }
 
 
-@_projects(ev.TokenUsageUpdated)
-def _usage(e: ev.TokenUsageUpdated) -> tuple[str, Params]:
+@_projects(ev.TokenUsageUpdated, sm.THREAD_TOKEN_USAGE_UPDATED)
+def _usage(e: ev.TokenUsageUpdated) -> WireParams[n.ThreadTokenUsageUpdatedNotification]:
     usage = {"total": _breakdown(e.total), "last": _breakdown(e.last), "modelContextWindow": e.context_window}
-    return "thread/tokenUsage/updated", {**_ids(e), "tokenUsage": usage}
+    return WireParams({**_ids(e), "tokenUsage": usage})
 
 
 # ---- items -----------------------------------------------------------------------------------------
 
 
-@_projects(ev.ItemStarted)
-def _item_started(e: ev.ItemStarted) -> tuple[str, Params]:
-    return "item/started", {"item": item_json(e.item), **_ids(e), "startedAtMs": e.item.started_at_ms}
+@_projects(ev.ItemStarted, sm.ITEM_STARTED)
+def _item_started(e: ev.ItemStarted) -> WireParams[n.ItemStartedNotification]:
+    return WireParams({"item": item_json(e.item), **_ids(e), "startedAtMs": e.item.started_at_ms})
 
 
-@_projects(ev.ItemCompleted)
-def _item_completed(e: ev.ItemCompleted) -> tuple[str, Params]:
-    return "item/completed", {
-        "item": item_json(e.item),
-        **_ids(e),
-        "completedAtMs": e.item.completed_at_ms,
-        "contentTokenCount": None,
-    }
+@_projects(ev.ItemCompleted, sm.ITEM_COMPLETED)
+def _item_completed(e: ev.ItemCompleted) -> WireParams[n.ItemCompletedNotification]:
+    return WireParams(
+        {
+            "item": item_json(e.item),
+            **_ids(e),
+            "completedAtMs": e.item.completed_at_ms,
+            "contentTokenCount": None,
+        }
+    )
 
 
-@_projects(ev.AgentMessageDelta)
-def _agent_delta(e: ev.AgentMessageDelta) -> tuple[str, Params]:
+@_projects(ev.AgentMessageDelta, sm.ITEM_AGENT_MESSAGE_DELTA)
+def _agent_delta(e: ev.AgentMessageDelta) -> WireParams[n.AgentMessageDeltaNotification]:
     # One literal, not `_ids` merged in: this runs once per streamed token.
     params = {"threadId": e.thread_id, "turnId": e.turn_id, "itemId": e.item_id, "delta": e.delta}
-    return "item/agentMessage/delta", params
+    return WireParams(params)
 
 
-@_projects(ev.ReasoningSummaryPartAdded)
-def _summary_part(e: ev.ReasoningSummaryPartAdded) -> tuple[str, Params]:
-    return "item/reasoning/summaryPartAdded", {
-        **_ids(e),
-        "itemId": e.item_id,
-        "summaryIndex": e.summary_index,
-    }
+@_projects(ev.ReasoningSummaryPartAdded, sm.ITEM_REASONING_SUMMARY_PART_ADDED)
+def _summary_part(e: ev.ReasoningSummaryPartAdded) -> WireParams[n.ReasoningSummaryPartAddedNotification]:
+    return WireParams(
+        {
+            **_ids(e),
+            "itemId": e.item_id,
+            "summaryIndex": e.summary_index,
+        }
+    )
 
 
-@_projects(ev.ReasoningSummaryDelta)
-def _summary_delta(e: ev.ReasoningSummaryDelta) -> tuple[str, Params]:
+@_projects(ev.ReasoningSummaryDelta, sm.ITEM_REASONING_SUMMARY_TEXT_DELTA)
+def _summary_delta(e: ev.ReasoningSummaryDelta) -> WireParams[n.ReasoningSummaryTextDeltaNotification]:
     params = {**_ids(e), "itemId": e.item_id, "delta": e.delta, "summaryIndex": e.summary_index}
-    return "item/reasoning/summaryTextDelta", params
+    return WireParams(params)
 
 
-@_projects(ev.ReasoningTextDelta)
-def _reasoning_delta(e: ev.ReasoningTextDelta) -> tuple[str, Params]:
+@_projects(ev.ReasoningTextDelta, sm.ITEM_REASONING_TEXT_DELTA)
+def _reasoning_delta(e: ev.ReasoningTextDelta) -> WireParams[n.ReasoningTextDeltaNotification]:
     params = {**_ids(e), "itemId": e.item_id, "delta": e.delta, "contentIndex": e.content_index}
-    return "item/reasoning/textDelta", params
+    return WireParams(params)
 
 
-@_projects(ev.CommandOutputDelta)
-def _output_delta(e: ev.CommandOutputDelta) -> tuple[str, Params]:
-    return "item/commandExecution/outputDelta", {**_ids(e), "itemId": e.item_id, "delta": e.delta}
+@_projects(ev.CommandOutputDelta, sm.ITEM_COMMAND_EXECUTION_OUTPUT_DELTA)
+def _output_delta(e: ev.CommandOutputDelta) -> WireParams[n.CommandExecutionOutputDeltaNotification]:
+    return WireParams({**_ids(e), "itemId": e.item_id, "delta": e.delta})
 
 
-@_projects(ev.McpToolCallProgress)
-def _mcp_progress(e: ev.McpToolCallProgress) -> tuple[str, Params]:
-    return "item/mcpToolCall/progress", {**_ids(e), "itemId": e.item_id, "message": e.message}
+@_projects(ev.McpToolCallProgress, sm.ITEM_MCP_TOOL_CALL_PROGRESS)
+def _mcp_progress(e: ev.McpToolCallProgress) -> WireParams[McpToolCallProgressNotification]:
+    return WireParams({**_ids(e), "itemId": e.item_id, "message": e.message})
 
 
-@_projects(ev.TerminalInteraction)
-def _terminal(e: ev.TerminalInteraction) -> tuple[str, Params]:
+@_projects(ev.TerminalInteraction, sm.ITEM_COMMAND_EXECUTION_TERMINAL_INTERACTION)
+def _terminal(e: ev.TerminalInteraction) -> WireParams[n.TerminalInteractionNotification]:
     params = {**_ids(e), "itemId": e.item_id, "processId": e.process_id, "stdin": e.stdin}
-    return "item/commandExecution/terminalInteraction", params
+    return WireParams(params)
 
 
 # ---- approvals -------------------------------------------------------------------------------------
@@ -210,14 +231,16 @@ def _review_base(e: ev.AutoReviewStarted | ev.AutoReviewCompleted) -> Params:
     }
 
 
-@_projects(ev.AutoReviewStarted)
-def _review_started(e: ev.AutoReviewStarted) -> tuple[str, Params]:
+@_projects(ev.AutoReviewStarted, sm.ITEM_AUTO_APPROVAL_REVIEW_STARTED)
+def _review_started(e: ev.AutoReviewStarted) -> WireParams[ItemGuardianApprovalReviewStartedNotification]:
     pending = {"status": "inProgress", "riskLevel": None, "rationale": None, "userAuthorization": None}
-    return "item/autoApprovalReview/started", {**_review_base(e), "review": pending}
+    return WireParams({**_review_base(e), "review": pending})
 
 
-@_projects(ev.AutoReviewCompleted)
-def _review_completed(e: ev.AutoReviewCompleted) -> tuple[str, Params]:
+@_projects(ev.AutoReviewCompleted, sm.ITEM_AUTO_APPROVAL_REVIEW_COMPLETED)
+def _review_completed(
+    e: ev.AutoReviewCompleted,
+) -> WireParams[ItemGuardianApprovalReviewCompletedNotification]:
     done = {
         "status": e.status,
         "riskLevel": e.risk_level,
@@ -230,12 +253,12 @@ def _review_completed(e: ev.AutoReviewCompleted) -> tuple[str, Params]:
         "completedAtMs": e.completed_at_ms,
         "decisionSource": "agent",
     }
-    return "item/autoApprovalReview/completed", params
+    return WireParams(params)
 
 
-@_projects(ev.ApprovalResolved)
-def _resolved(e: ev.ApprovalResolved) -> tuple[str, Params]:
-    return "serverRequest/resolved", {"threadId": e.thread_id, "requestId": e.request_id}
+@_projects(ev.ApprovalResolved, sm.SERVER_REQUEST_RESOLVED)
+def _resolved(e: ev.ApprovalResolved) -> WireParams[n.ServerRequestResolvedNotification]:
+    return WireParams({"threadId": e.thread_id, "requestId": e.request_id})
 
 
 def approval_request(ask: ev.ApprovalAsk) -> tuple[str, Params]:

@@ -13,6 +13,7 @@ import asyncio
 import uuid
 from collections.abc import Callable, Iterable
 
+from tether_protocol import server_methods as sm
 from tether_protocol.v2 import thread_extras as tx
 from tether_server import log
 from tether_server.processor.views import wire_read_state
@@ -39,11 +40,11 @@ class ReadMarks:
 
     def _on_events(self, events: list[ThreadEvent]) -> None:
         for event in events:  # a run of deltas: a turn/completed among them is not expected
-            if event.method == "turn/completed":
+            if event.spec is sm.TURN_COMPLETED:
                 self._on_event(event)
 
     def _on_event(self, event: ThreadEvent) -> None:
-        if event.method != "turn/completed":
+        if event.spec is not sm.TURN_COMPLETED:
             return
         turn_id = event.params.get("turn", {}).get("id")
         if isinstance(turn_id, str):
@@ -68,7 +69,7 @@ class ReadMarks:
         changed = tx.ThreadReadStateChangedNotification(
             thread_id=thread_id, read_state=wire_read_state(stored)
         )
-        send_notification(experimental(self._connections()), "thread/readState/changed", changed.wire())
+        send_notification(experimental(self._connections()), sm.THREAD_READ_STATE_CHANGED, changed)
 
 
 def experimental(connections: Iterable[Connection]) -> list[Connection]:

@@ -1,7 +1,10 @@
 """Which connection hears which thread, and the routing of thread events to connections.
 
 Thread events are encoded once and the same bytes fan out. Each carries `seq` (Tether extension)
-as a top-level member next to `emittedAtMs`.
+as a top-level member next to `emittedAtMs`. An event whose spec is `broadcast` reaches every
+initialized connection; the others reach the thread's subscribers. Of the broadcast specs only
+`thread/status/changed` and `thread/closed` come this way: the other lifecycle broadcasts are
+sent unsequenced by their handlers (docs/architecture.md, "Notifications").
 """
 
 from __future__ import annotations
@@ -14,26 +17,17 @@ import orjson
 from tether_server.rpc.connection import Connection
 from tether_server.threads.handle import ThreadEvent, ThreadHandle
 
-# protocol.md §9: these reach every initialized connection, subscribed or not.
-BROADCAST = frozenset(
-    {
-        "thread/started",
-        "thread/status/changed",
-        "thread/closed",
-        "thread/archived",
-        "thread/unarchived",
-        "thread/deleted",
-        "thread/name/updated",
-    }
-)
-
-
 _SEEN_MAX = 4096
 
 
 def encode_event(event: ThreadEvent) -> bytes:
     return orjson.dumps(
-        {"method": event.method, "params": event.params, "emittedAtMs": event.emitted_at_ms, "seq": event.seq}
+        {
+            "method": event.spec.name,
+            "params": event.params,
+            "emittedAtMs": event.emitted_at_ms,
+            "seq": event.seq,
+        }
     )
 
 
@@ -56,9 +50,9 @@ class Subscriptions:
         )
 
     def _route(self, thread_id: str, event: ThreadEvent) -> None:
-        method = event.method
+        method = event.spec.name
         subscribed = self._subs.get(thread_id, {})
-        if method in BROADCAST:
+        if event.spec.broadcast:
             self._broadcast(thread_id, event, subscribed)
             return
         frame: bytes | None = None
@@ -71,18 +65,18 @@ class Subscriptions:
 
     def _route_many(self, thread_id: str, events: list[ThreadEvent]) -> None:
         """`_route` for a run of deltas: each frame encoded once, each connection sent them together."""
-        methods = {event.method for event in events}
-        if not methods.isdisjoint(BROADCAST):
+        if any(event.spec.broadcast for event in events):
             for event in events:
                 self._route(thread_id, event)
             return
+        methods = {event.spec.name for event in events}
         encoded: list[tuple[str, bytes]] | None = None
         for conn in list(self._subs.get(thread_id, {}).values()):
             wanted = {method for method in methods if conn.wants(method)}
             if not wanted:
                 continue
             if encoded is None:
-                encoded = [(event.method, encode_event(event)) for event in events]
+                encoded = [(event.spec.name, encode_event(event)) for event in events]
             if wanted == methods:
                 conn.send_frames([frame for _, frame in encoded])
             else:

@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
+from tether_protocol import server_methods as sm
 from tether_protocol.common import WireModel
+from tether_protocol.spec import NotificationSpec
 from tether_protocol.v2 import notifications as n
 from tether_protocol.v2 import thread_admin as ta
 from tether_protocol.v2 import thread_history as th
@@ -31,6 +33,8 @@ from tether_server.rpc.outgoing import send_notification
 from tether_server.store.base import EventRecord, InvalidCursor, ThreadQuery
 from tether_server.threads.handle import ThreadEvent, ThreadHandle
 
+P = TypeVar("P", bound=WireModel)
+
 
 def _loaded_view(handle: ThreadHandle, turns: list[Turn] | None = None) -> Thread:
     status = projection.status_json(handle.status)
@@ -39,7 +43,7 @@ def _loaded_view(handle: ThreadHandle, turns: list[Turn] | None = None) -> Threa
 
 def announce_started(state: ServerState, thread: Thread) -> None:
     """`thread/started` to every connection (after the response that created the thread)."""
-    _broadcast(state, "thread/started", n.ThreadStartedNotification(thread=thread))
+    _broadcast(state, sm.THREAD_STARTED, n.ThreadStartedNotification(thread=thread))
 
 
 async def start(
@@ -121,9 +125,7 @@ def replay_then_subscribe(
     event can slip between the replay and the live stream. Broadcast events the connection
     already received while it was not subscribed are not sent twice.
     """
-    events = {
-        e.seq: ThreadEvent(e.thread_id, e.seq, e.method, e.params, e.emitted_at_ms, True) for e in stored
-    }
+    events = {e.seq: ThreadEvent.replayed(e) for e in stored}
     events.update((e.seq, e) for e in handle.ring_after(after_seq))
     seen = state.subscriptions.seen_broadcasts(handle.thread_id, conn)
     for seq in sorted(events):
@@ -206,8 +208,10 @@ async def unsubscribe(
     return ta.ThreadUnsubscribeResponse(status="unsubscribed" if removed else "notSubscribed")
 
 
-def _broadcast(state: ServerState, method: str, params: WireModel) -> None:
-    send_notification(state.connections(), method, params.wire())
+def _broadcast(state: ServerState, spec: NotificationSpec[P], params: P) -> None:
+    """To every connection, unsequenced: see docs/architecture.md, "Notifications"."""
+    assert spec.broadcast, spec.name
+    send_notification(state.connections(), spec, params)
 
 
 async def name_set(
@@ -220,7 +224,7 @@ async def name_set(
     record.name = name
     await state.store.set_name(params.thread_id, name, now_s())
     update = n.ThreadNameUpdatedNotification(thread_id=params.thread_id, thread_name=name)
-    ctx.after_response(lambda: _broadcast(state, "thread/name/updated", update))
+    ctx.after_response(lambda: _broadcast(state, sm.THREAD_NAME_UPDATED, update))
     return ta.ThreadSetNameResponse()
 
 
@@ -237,7 +241,9 @@ async def archive(
     if handle is not None:
         await _unload(state, handle)
     ctx.after_response(
-        lambda: _broadcast(state, "thread/archived", n.ThreadArchivedNotification(thread_id=params.thread_id))
+        lambda: _broadcast(
+            state, sm.THREAD_ARCHIVED, n.ThreadArchivedNotification(thread_id=params.thread_id)
+        )
     )
     return ta.ThreadArchiveResponse()
 
@@ -252,7 +258,7 @@ async def unarchive(
     record.archived = False
     ctx.after_response(
         lambda: _broadcast(
-            state, "thread/unarchived", n.ThreadUnarchivedNotification(thread_id=params.thread_id)
+            state, sm.THREAD_UNARCHIVED, n.ThreadUnarchivedNotification(thread_id=params.thread_id)
         )
     )
     return ta.ThreadUnarchiveResponse(thread=thread_view(record, status=None, loaded=False))
@@ -269,7 +275,7 @@ async def delete(
     if not deleted and handle is None:
         raise InvalidRequest(f"no rollout found for thread id {params.thread_id}")
     ctx.after_response(
-        lambda: _broadcast(state, "thread/deleted", n.ThreadDeletedNotification(thread_id=params.thread_id))
+        lambda: _broadcast(state, sm.THREAD_DELETED, n.ThreadDeletedNotification(thread_id=params.thread_id))
     )
     return ta.ThreadDeleteResponse()
 

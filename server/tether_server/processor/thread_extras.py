@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import uuid
 
+from tether_protocol import server_methods as sm
 from tether_protocol.v2 import thread_extras as tx
 from tether_protocol.v2.turn import TurnStartParams
 from tether_server.errors import Conflict, InvalidRequest, NotFound
@@ -75,9 +76,7 @@ async def read_state_update(
         raise Conflict(REVISION_CONFLICT, data={"readState": read_state.wire()})
     changed = tx.ThreadReadStateChangedNotification(thread_id=params.thread_id, read_state=read_state)
     ctx.after_response(
-        lambda: send_notification(
-            experimental(state.connections()), "thread/readState/changed", changed.wire()
-        )
+        lambda: send_notification(experimental(state.connections()), sm.THREAD_READ_STATE_CHANGED, changed)
     )
     return tx.ThreadReadStateUpdateResponse(read_state=read_state)
 

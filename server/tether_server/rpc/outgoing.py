@@ -7,15 +7,18 @@ import secrets
 import time
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
 import orjson
 
 from tether_protocol import jsonrpc
+from tether_protocol.common import WireModel
+from tether_protocol.spec import NotificationSpec, WireParams
 from tether_server import log
 from tether_server.rpc.connection import Connection
 
 _log = log.get("tether.rpc")
+P = TypeVar("P", bound=WireModel)
 # Ids stay integers (Codex's own are) but below 2**53, so JavaScript clients read them exactly.
 _ID_BITS = 53
 
@@ -38,11 +41,23 @@ def encode_notification(
     return encode(message)
 
 
-def send_notification(conns: Iterable[Connection], method: str, params: dict[str, Any] | None) -> None:
+def send_notification(
+    conns: Iterable[Connection], spec: NotificationSpec[P], params: P | WireParams[P]
+) -> None:
+    """Send `spec` with `params` to those of `conns` that did not opt out of it.
+
+    mypy holds `params` to the spec's model; the check below holds callers that mypy cannot see
+    through (an `Any` on the way), before anything is sent.
+    """
+    if not isinstance(params, (spec.params, WireParams)):
+        raise TypeError(f"{spec.name} takes {spec.params.__name__}, not {type(params).__name__}")
+    method = spec.name
     frame: bytes | None = None
     for conn in conns:
         if conn.wants(method):
-            frame = frame or encode_notification(method, params)
+            if frame is None:
+                wire = params if isinstance(params, WireParams) else params.wire()
+                frame = encode_notification(method, wire)
             conn.send_frame(frame)
 
 

@@ -12,6 +12,8 @@ from collections import deque
 from collections.abc import Callable, Coroutine, Sequence
 from typing import Any, NamedTuple
 
+from tether_protocol.methods import SERVER_NOTIFICATIONS
+from tether_protocol.spec import AnyNotificationSpec, WireParams
 from tether_server import log, metrics
 from tether_server.core.dynamic_calls import DynamicTools
 from tether_server.core.events import CoreEvent, Durability, ThreadStatus
@@ -33,17 +35,33 @@ class ThreadEvent(NamedTuple):
 
     thread_id: str
     seq: int
-    method: str
+    spec: AnyNotificationSpec
     params: dict[str, Any]
     emitted_at_ms: int
     durable: bool
+
+    @property
+    def method(self) -> str:
+        return self.spec.name
+
+    @classmethod
+    def replayed(cls, record: EventRecord) -> ThreadEvent:
+        """A stored event, to send again; every stored name came from the projection's specs."""
+        return cls(
+            record.thread_id,
+            record.seq,
+            SERVER_NOTIFICATIONS[record.method],
+            record.params,
+            record.emitted_at_ms,
+            True,
+        )
 
 
 Listener = Callable[[ThreadEvent], None]
 ManyListener = Callable[[list[ThreadEvent]], None]
 
-Project = Callable[[CoreEvent], tuple[str, dict[str, Any]]]
-"""Core event → (wire method, params); the processor's projection, injected at composition."""
+Project = Callable[[CoreEvent], tuple[AnyNotificationSpec, WireParams[Any]]]
+"""Core event → (notification spec, params); the processor's projection, injected at composition."""
 
 
 class ThreadHandle:
@@ -66,7 +84,7 @@ class ThreadHandle:
         self._listeners: list[tuple[Listener, ManyListener | None]] = []
         self.ephemeral = ephemeral
         self._commit_lock = asyncio.Lock()
-        self._held: list[tuple[str, dict[str, Any], bool]] = []
+        self._held: list[tuple[AnyNotificationSpec, WireParams[Any], bool]] = []
         self._lazy: list[EventRecord] = []
         self._session: ThreadSession | None = None
         self._thread_id = ""
@@ -196,9 +214,9 @@ class ThreadHandle:
     def remove_listener(self, listener: Listener) -> None:
         self._listeners = [pair for pair in self._listeners if pair[0] != listener]
 
-    def _next(self, method: str, params: dict[str, Any], durable: bool) -> ThreadEvent:
+    def _next(self, spec: AnyNotificationSpec, params: WireParams[Any], durable: bool) -> ThreadEvent:
         self._seq += 1
-        return ThreadEvent(self._thread_id, self._seq, method, params, now_ms(), durable)
+        return ThreadEvent(self._thread_id, self._seq, spec, params, now_ms(), durable)
 
     def _publish(self, event: ThreadEvent) -> None:
         self._ring.append(event)
@@ -218,34 +236,34 @@ class ThreadHandle:
         if event.durability is Durability.EPHEMERAL:
             self.emit_delta(event)
             return
-        method, params = self._project(event)
+        spec, params = self._project(event)
         if event.durability is Durability.LAZY:
-            self._emit_lazy(method, params)
+            self._emit_lazy(spec, params)
             return
         # One durable event at a time, and deltas raised meanwhile wait behind it, so that seq
         # order is publish order (clients resuming with afterSeq rely on it).
         async with self._commit_lock:
             try:
-                await self._commit_and_publish(method, params)
+                await self._commit_and_publish(spec, params)
             finally:
                 self._release_held()
 
     def _release_held(self) -> None:
         held, self._held = self._held, []
-        for held_method, held_params, lazy in held:
+        for held_spec, held_params, lazy in held:
             if lazy:
-                self._publish_lazy(held_method, held_params)
+                self._publish_lazy(held_spec, held_params)
             else:
-                self._publish(self._next(held_method, held_params, durable=False))
+                self._publish(self._next(held_spec, held_params, durable=False))
 
-    async def _commit_and_publish(self, method: str, params: dict[str, Any]) -> None:
-        event = self._next(method, params, durable=True)
+    async def _commit_and_publish(self, spec: AnyNotificationSpec, params: WireParams[Any]) -> None:
+        event = self._next(spec, params, durable=True)
         recorder = self._s.recorder
         if not self.ephemeral and recorder.materialized:
             pending = recorder.take_batch() or Batch()
             pending.events.extend(self._lazy)
             pending.events.append(
-                EventRecord(event.thread_id, event.seq, method, params, event.emitted_at_ms)
+                EventRecord(event.thread_id, event.seq, spec.name, params, event.emitted_at_ms)
             )
             if pending.thread is None:
                 pending.thread = recorder.record
@@ -277,26 +295,26 @@ class ThreadHandle:
             finally:
                 self._release_held()
 
-    def _emit_lazy(self, method: str, params: dict[str, Any]) -> None:
+    def _emit_lazy(self, spec: AnyNotificationSpec, params: WireParams[Any]) -> None:
         if self._commit_lock.locked():
-            self._held.append((method, params, True))
+            self._held.append((spec, params, True))
             return
-        self._publish_lazy(method, params)
+        self._publish_lazy(spec, params)
 
-    def _publish_lazy(self, method: str, params: dict[str, Any]) -> None:
+    def _publish_lazy(self, spec: AnyNotificationSpec, params: WireParams[Any]) -> None:
         """Sent now, written with the next commit: losing it in a crash loses nothing reported complete."""
-        event = self._next(method, params, durable=True)
+        event = self._next(spec, params, durable=True)
         if not self.ephemeral and self._s.recorder.materialized:
-            self._lazy.append(EventRecord(event.thread_id, event.seq, method, params, event.emitted_at_ms))
+            self._lazy.append(EventRecord(event.thread_id, event.seq, spec.name, params, event.emitted_at_ms))
         self._publish(event)
 
     def emit_delta(self, event: CoreEvent) -> None:
         """An ephemeral event from synchronous code: numbered and fanned out, never written."""
-        method, params = self._project(event)
+        spec, params = self._project(event)
         if self._commit_lock.locked():
-            self._held.append((method, params, False))
+            self._held.append((spec, params, False))
             return
-        self._publish(self._next(method, params, durable=False))
+        self._publish(self._next(spec, params, durable=False))
 
     def emit_deltas(self, events: Sequence[CoreEvent]) -> None:
         """`emit_delta` for each of `events`; numbered together and fanned out as one run."""
@@ -308,8 +326,8 @@ class ThreadHandle:
         numbered: list[ThreadEvent] = []
         for event in events:
             seq += 1
-            method, params = project(event)
-            numbered.append(ThreadEvent(thread_id, seq, method, params, when, False))
+            spec, params = project(event)
+            numbered.append(ThreadEvent(thread_id, seq, spec, params, when, False))
         self._seq = seq
         self._publish_many(numbered)
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from tether_protocol.server_methods import THREAD_CLOSED
 from tether_server import log
 from tether_server.core.session import SessionDeps, ThreadSession
 from tether_server.core.settings import TurnSettings
@@ -97,7 +98,7 @@ class ThreadManager:
     async def _resume_seq(self, record: ThreadRecord) -> int:
         """Where the loaded thread's seq numbering goes on (see SEQ_GAP_AFTER_UNCLEAN_END)."""
         last = await self.store.read_events(record.id, record.last_seq - 1, limit=1)
-        if last and last[0].seq == record.last_seq and last[0].method == "thread/closed":
+        if last and last[0].seq == record.last_seq and last[0].method == THREAD_CLOSED.name:
             return record.last_seq
         return record.last_seq + SEQ_GAP_AFTER_UNCLEAN_END
 

@@ -75,9 +75,10 @@ def test_thread_status_on_the_wire(status: ev.ThreadStatus, wire: dict[str, Any]
 
 @pytest.mark.parametrize("event", SAMPLES, ids=lambda e: type(e).__name__)
 def test_projected_params_fit_the_declared_notification(event: ev.CoreEvent) -> None:
-    method, params = projection.notification(event)
-    model = SERVER_NOTIFICATIONS[method].params.model_validate(params)
-    assert set(params) <= set(model.wire()), f"{method}: keys the protocol does not know"
+    spec, params = projection.notification(event)
+    assert SERVER_NOTIFICATIONS[spec.name] is spec
+    model = spec.params.model_validate(params)
+    assert set(params) <= set(model.wire()), f"{spec.name}: keys the protocol does not know"
 
 
 ALL_ITEMS: list[items.ThreadItem] = [
@@ -128,8 +129,8 @@ def test_every_item_type_has_its_json_form() -> None:
 
 @pytest.mark.parametrize("item", ALL_ITEMS, ids=lambda i: type(i).__name__)
 def test_each_item_kind_completes_as_the_protocol_declares(item: items.ThreadItem) -> None:
-    method, params = projection.notification(ev.ItemCompleted(T, U, item))
-    model = SERVER_NOTIFICATIONS[method].params.model_validate(params)
+    spec, params = projection.notification(ev.ItemCompleted(T, U, item))
+    model = spec.params.model_validate(params)
     assert set(params["item"]) <= set(model.wire()["item"])
     assert params["item"] == projection.item_json(item)
 

@@ -9,6 +9,8 @@ import pytest
 from tests.unit.rpc.engine import Deferred, EchoResult, OtherResult, frames_for, serving
 
 from tether_protocol import jsonrpc
+from tether_protocol.server_methods import THREAD_CLOSED
+from tether_protocol.v2.notifications import ThreadClosedNotification
 from tether_server.errors import NotFound
 from tether_server.rpc.connection import Connection
 from tether_server.rpc.context import RequestContext
@@ -19,7 +21,7 @@ from tether_server.transports.base import FrameStream
 
 
 def _closed_note(conn: Connection, thread_id: str) -> None:
-    send_notification([conn], "thread/closed", {"threadId": thread_id})
+    send_notification([conn], THREAD_CLOSED, ThreadClosedNotification(thread_id=thread_id))
 
 
 async def test_the_result_model_goes_out_by_alias_with_its_nulls() -> None:
