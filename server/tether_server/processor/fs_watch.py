@@ -2,9 +2,14 @@
 
 A directory is watched for changes to its direct children and itself; a file is watched through
 its parent directory (so an editor's write-temp-then-rename is seen) filtered to its name. Events
-are gathered for a short window and sent as one notification. Each watch holds one inotify
-descriptor, read by the event loop (no thread); a connection may hold a bounded number of watches,
-and they all end with it.
+are gathered for a short window and sent as one notification.
+
+Every watch of every connection shares one inotify instance, read by the event loop (no thread).
+A user may hold only a few instances (`max_user_instances`, 128 by default, shared with every
+other program of the user): one per watch let a client exhaust them. The instance exists while
+some watch does; two watches of one directory share its kernel watch descriptor. A connection may
+hold `MAX_WATCHES_PER_CONNECTION` watches and the daemon `MAX_WATCHES_PER_DAEMON`; they all end
+with their connection.
 """
 
 from __future__ import annotations
@@ -23,6 +28,7 @@ from tether_server.rpc.connection import Connection
 from tether_server.rpc.outgoing import send_notification
 
 MAX_WATCHES_PER_CONNECTION = 64
+MAX_WATCHES_PER_DAEMON = 4096
 COALESCE_S = 0.05
 _F = inotify_simple.flags
 _MASK = (
@@ -38,7 +44,7 @@ _MASK = (
 )
 
 
-@dataclass
+@dataclass(eq=False)
 class Watch:
     """One client watch: `directory` is what inotify watches, `only` the child name for a file."""
 
@@ -46,21 +52,15 @@ class Watch:
     watch_id: str
     directory: str
     only: str | None
-    notify: inotify_simple.INotify
+    wd: int
     pending: set[str] = field(default_factory=set)
     flush: asyncio.TimerHandle | None = None
 
-    def on_readable(self) -> None:
-        try:
-            events = self.notify.read(timeout=0)
-        except OSError:
+    def seen(self, name: str) -> None:
+        if self.only is not None and name != self.only:
             return
-        for event in events:
-            name = event.name
-            if self.only is not None and name != self.only:
-                continue
-            self.pending.add(os.path.join(self.directory, name) if name else self.directory)
-        if self.pending and self.flush is None:
+        self.pending.add(os.path.join(self.directory, name) if name else self.directory)
+        if self.flush is None:
             self.flush = asyncio.get_running_loop().call_later(COALESCE_S, self.send)
 
     def send(self) -> None:
@@ -69,23 +69,82 @@ class Watch:
         note = FsChangedNotification(watch_id=self.watch_id, changed_paths=paths)
         send_notification([self.connection], sm.FS_CHANGED, note)
 
-    def close(self) -> None:
+    def cancel(self) -> None:
         if self.flush is not None:
             self.flush.cancel()
-        asyncio.get_running_loop().remove_reader(self.notify.fileno())
+
+
+class _Hub:
+    """The one inotify instance, and which watches each kernel watch descriptor feeds."""
+
+    def __init__(self) -> None:
+        self.loop = asyncio.get_running_loop()
+        self.notify = inotify_simple.INotify(nonblocking=True)
+        self.by_wd: dict[int, set[Watch]] = {}
+        self.loop.add_reader(self.notify.fileno(), self._on_readable)
+
+    def add(self, target: str) -> int:
+        # The same inode gives the same descriptor back, with its mask replaced by the same mask.
+        wd: int = self.notify.add_watch(target, _MASK | _F.ONLYDIR)
+        self.by_wd.setdefault(wd, set())
+        return wd
+
+    def drop(self, watch: Watch) -> None:
+        watch.cancel()
+        feeds = self.by_wd.get(watch.wd)
+        if feeds is None:
+            return
+        feeds.discard(watch)
+        if not feeds:
+            del self.by_wd[watch.wd]
+            with contextlib.suppress(OSError):  # already gone with its directory
+                self.notify.rm_watch(watch.wd)
+
+    def close(self) -> None:
+        self.loop.remove_reader(self.notify.fileno())
         self.notify.close()
 
+    def _on_readable(self) -> None:
+        try:
+            events = self.notify.read(timeout=0)
+        except OSError:
+            return
+        for event in events:
+            for watch in list(self.by_wd.get(event.wd, ())):
+                watch.seen(event.name)
+            if event.mask & _F.IGNORED:
+                # The kernel ended this descriptor (directory removed, unmounted) and may reuse it.
+                self.by_wd.pop(event.wd, None)
 
+
+_hub: _Hub | None = None
 _watches: dict[int, dict[str, Watch]] = {}
 _reapers: set[asyncio.Task[None]] = set()
 
 
-def start(connection: Connection, watch_id: str, real: str) -> None:
+def _the_hub() -> _Hub:
+    global _hub
+    if _hub is None or _hub.loop is not asyncio.get_running_loop():
+        _hub = _Hub()
+    return _hub
+
+
+def _release_hub_if_idle() -> None:
+    global _hub
+    if _hub is not None and not any(_watches.values()):
+        _hub.close()
+        _hub = None
+
+
+def start(connection: Connection, watch_id: str, real: str, target: str | None = None) -> None:
     """Watch the resolved, checked path `real` for `connection` under `watch_id`.
+
+    `target` is what inotify is given (a `/proc/self/fd/N` name of the directory already opened
+    and checked, so a swap after the check cannot redirect it); by default `real`'s directory.
 
     Raises:
         InvalidRequest: `watch_id` is already in use on this connection.
-        Overloaded: the connection holds `MAX_WATCHES_PER_CONNECTION` watches.
+        Overloaded: the connection or the daemon holds as many watches as it may.
         OSError: the path cannot be watched (missing, no permission, inotify limits).
     """
     mine = _watches.get(connection.id)
@@ -96,18 +155,23 @@ def start(connection: Connection, watch_id: str, real: str) -> None:
             f"too many watches on this connection (limit {MAX_WATCHES_PER_CONNECTION})",
             data={"scope": "fs/watch", "limit": MAX_WATCHES_PER_CONNECTION},
         )
-    is_dir = os.path.isdir(real)
+    if sum(len(w) for w in _watches.values()) >= MAX_WATCHES_PER_DAEMON:
+        raise Overloaded(
+            f"too many watches on this server (limit {MAX_WATCHES_PER_DAEMON})",
+            data={"scope": "fs/watch", "limit": MAX_WATCHES_PER_DAEMON},
+        )
+    is_dir = os.path.isdir(target or real)
     directory, only = (real, None) if is_dir else os.path.split(real)
     if not is_dir and not os.path.exists(real):
         raise FileNotFoundError(2, os.strerror(2), real)
-    notify = inotify_simple.INotify(nonblocking=True)
+    hub = _the_hub()
     try:
-        notify.add_watch(directory, _MASK | _F.ONLYDIR)
+        wd = hub.add(target or directory)
     except OSError:
-        notify.close()
+        _release_hub_if_idle()
         raise
-    watch = Watch(connection, watch_id, directory, only, notify)
-    asyncio.get_running_loop().add_reader(notify.fileno(), watch.on_readable)
+    watch = Watch(connection, watch_id, directory, only, wd)
+    hub.by_wd[wd].add(watch)
     if mine is None:
         mine = _watches[connection.id] = {}
         reaper = asyncio.get_running_loop().create_task(_end_with(connection))
@@ -125,7 +189,7 @@ def stop(connection: Connection, watch_id: str) -> None:
     watch = _watches.get(connection.id, {}).pop(watch_id, None)
     if watch is None:
         raise InvalidRequest(f"unknown watch id: {watch_id}")
-    watch.close()
+    _end([watch])
 
 
 def count(connection: Connection) -> int:
@@ -133,8 +197,14 @@ def count(connection: Connection) -> int:
     return len(_watches.get(connection.id, {}))
 
 
+def _end(watches: list[Watch]) -> None:
+    if _hub is not None:
+        for watch in watches:
+            _hub.drop(watch)
+    _release_hub_if_idle()
+
+
 async def _end_with(connection: Connection) -> None:
     with contextlib.suppress(asyncio.CancelledError):
         await connection.closed.wait()
-    for watch in _watches.pop(connection.id, {}).values():
-        watch.close()
+    _end(list(_watches.pop(connection.id, {}).values()))
