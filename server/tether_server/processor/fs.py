@@ -110,11 +110,20 @@ async def copy(state: ServerState, ctx: RequestContext, params: wire.FsCopyParam
 async def watch(state: ServerState, ctx: RequestContext, params: wire.FsWatchParams) -> wire.FsWatchResponse:
     path = fs_rules.absolute(params.path)
     # Resolving touches the filesystem: a worker thread, so a hung mount cannot stall the loop.
-    real = await fs_rules.run_job(ctx.connection.id, fs_rules.resolved, path, fs_rules.private_paths(state))
+    real, directory, only, dir_fd = await fs_rules.run_job(
+        ctx.connection.id,
+        fs_ops.open_watched,
+        path,
+        fs_rules.private_paths(state),
+        abandoned=lambda opened: os.close(opened[3]),
+    )
     try:
-        fs_watch.start(ctx.connection, params.watch_id, real)
+        # The watch goes on the directory that was opened and checked, not on its name again.
+        fs_watch.start(ctx.connection, params.watch_id, directory, only, f"/proc/self/fd/{dir_fd}")
     except OSError as exc:
         raise fs_rules.os_error(exc) from None
+    finally:
+        os.close(dir_fd)
     return wire.FsWatchResponse(path=real)
 
 

@@ -102,10 +102,13 @@ def _release(conn_id: int, work: asyncio.Future[Any]) -> None:
         work.exception()  # retrieved here when the request was cancelled before it
 
 
-async def run_job(conn_id: int, fn: Callable[..., T], *args: object) -> T:
+async def run_job(
+    conn_id: int, fn: Callable[..., T], *args: object, abandoned: Callable[[T], object] | None = None
+) -> T:
     """Run `fn(*args)` on the file pool under `conn_id`'s cap; OSError becomes `os_error`.
 
-    The slot is held until the thread is done, even when the request is cancelled first.
+    The slot is held until the thread is done, even when the request is cancelled first; a result
+    nobody waits for any more is handed to `abandoned` (to close what it holds).
     """
     if _jobs[conn_id] >= MAX_FILE_JOBS_PER_CONNECTION:
         raise Overloaded(OVERLOADED, data={"scope": "fs", "limit": MAX_FILE_JOBS_PER_CONNECTION})
@@ -116,3 +119,12 @@ async def run_job(conn_id: int, fn: Callable[..., T], *args: object) -> T:
         return await asyncio.shield(work)
     except OSError as exc:
         raise os_error(exc) from None
+    except asyncio.CancelledError:
+        if abandoned is not None:
+            work.add_done_callback(lambda f: _hand_over(f, abandoned))
+        raise
+
+
+def _hand_over(work: asyncio.Future[T], abandoned: Callable[[T], object]) -> None:
+    if not work.cancelled() and work.exception() is None:
+        abandoned(work.result())

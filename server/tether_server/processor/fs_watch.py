@@ -136,16 +136,15 @@ def _release_hub_if_idle() -> None:
         _hub = None
 
 
-def start(connection: Connection, watch_id: str, real: str, target: str | None = None) -> None:
-    """Watch the resolved, checked path `real` for `connection` under `watch_id`.
-
-    `target` is what inotify is given (a `/proc/self/fd/N` name of the directory already opened
-    and checked, so a swap after the check cannot redirect it); by default `real`'s directory.
+def start(connection: Connection, watch_id: str, directory: str, only: str | None, target: str) -> None:
+    """Watch `directory` (resolved and checked; with `only`, just that child of it) for
+    `connection` under `watch_id`. inotify is given `target`: the `/proc/self/fd/N` name of the
+    directory already opened and checked, so a swap after the check cannot redirect it.
 
     Raises:
         InvalidRequest: `watch_id` is already in use on this connection.
         Overloaded: the connection or the daemon holds as many watches as it may.
-        OSError: the path cannot be watched (missing, no permission, inotify limits).
+        OSError: the directory cannot be watched (no permission, inotify limits).
     """
     mine = _watches.get(connection.id)
     if mine is not None and watch_id in mine:
@@ -160,13 +159,9 @@ def start(connection: Connection, watch_id: str, real: str, target: str | None =
             f"too many watches on this server (limit {MAX_WATCHES_PER_DAEMON})",
             data={"scope": "fs/watch", "limit": MAX_WATCHES_PER_DAEMON},
         )
-    is_dir = os.path.isdir(target or real)
-    directory, only = (real, None) if is_dir else os.path.split(real)
-    if not is_dir and not os.path.exists(real):
-        raise FileNotFoundError(2, os.strerror(2), real)
     hub = _the_hub()
     try:
-        wd = hub.add(target or directory)
+        wd = hub.add(target)
     except OSError:
         _release_hub_if_idle()
         raise
