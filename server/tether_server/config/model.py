@@ -86,8 +86,9 @@ class ShellEnvironmentPolicy(_Table):
 class TetherSettings(_Table):
     """`[tether]`: keys only Tether reads.
 
-    `sandbox_readable_credentials`: names among `.aws`, `.ssh`, `.gnupg`, `.netrc`, `.docker` in
-    the daemon user's home that sandboxed commands may still read (all are hidden by default).
+    `sandbox_readable_credentials`: names among `.aws`, `.ssh`, `.gnupg`, `.netrc`, `.docker`,
+    `.git-credentials`, `.config/gh`, `.kube`, `.npmrc`, `.pypirc`, ... (`sandbox.hidden.CREDENTIAL_NAMES`)
+    in the daemon user's home that sandboxed commands may still read (all are hidden by default).
     """
 
     sandbox_readable_credentials: tuple[StrictStr, ...] = ()

@@ -5,7 +5,7 @@ if its file is visible: the daemon's own sockets, the D-Bus bus, docker.sock, th
 credentials in the daemon user's home are readable through the read-only root. So the sandbox
 covers the runtime directories (`/run`, `/var/run`, `$XDG_RUNTIME_DIR`, `/tmp/.X11-unix`), the
 directory of each socket named by the environment, and the usual credential stores of `$HOME`
-with an empty mount.
+(and Codex's `$CODEX_HOME/auth.json`) with an empty mount.
 """
 
 from __future__ import annotations
@@ -17,7 +17,27 @@ from pathlib import Path
 
 # The X11 socket dir holds pathname sockets too (a display is keyboard and screen access).
 RUNTIME_DIRS: tuple[str, ...] = ("/run", "/var/run", "/tmp/.X11-unix")
-CREDENTIAL_NAMES: tuple[str, ...] = (".aws", ".ssh", ".gnupg", ".netrc", ".docker")
+# Credential stores relative to a home: keys, tokens and passwords of the usual tools (cloud
+# CLIs, git hosts, package registries, cluster configs, Codex's own login).
+CREDENTIAL_NAMES: tuple[str, ...] = (
+    ".aws",
+    ".ssh",
+    ".gnupg",
+    ".netrc",
+    ".docker",
+    ".git-credentials",
+    ".config/git/credentials",
+    ".config/gh",
+    ".config/hub",
+    ".config/gcloud",
+    ".kube",
+    ".azure",
+    ".npmrc",
+    ".pypirc",
+    ".cargo/credentials",
+    ".cargo/credentials.toml",
+    ".codex/auth.json",
+)
 # Variables naming a unix socket, with the prefix that marks a socket path in their value.
 _SOCKET_VARS: tuple[tuple[str, str], ...] = (
     ("SSH_AUTH_SOCK", ""),
@@ -48,6 +68,9 @@ def host_hidden_paths(environ: Mapping[str, str], *, readable_credentials: Itera
             paths.append(_socket_cover(socket, homes))
     allowed = set(readable_credentials)
     paths += [home / name for home in homes for name in CREDENTIAL_NAMES if name not in allowed]
+    codex_home = environ.get("CODEX_HOME", "")
+    if codex_home.startswith("/") and ".codex/auth.json" not in allowed:
+        paths.append(Path(codex_home) / "auth.json")
     return paths
 
 
