@@ -22,6 +22,7 @@ BPF_LD_W_ABS = 0x20
 BPF_JEQ_K = 0x15
 BPF_JGE_K = 0x35
 BPF_RET_K = 0x06
+BPF_ALU_AND_K = 0x54
 
 SECCOMP_RET_KILL_PROCESS = 0x80000000
 SECCOMP_RET_ERRNO = 0x00050000
@@ -30,9 +31,13 @@ SECCOMP_RET_ALLOW = 0x7FFF0000
 OFFSET_NR = 0
 OFFSET_ARCH = 4
 OFFSET_ARG0_LOW = 16
+OFFSET_ARG1_LOW = 24
 
 X32_SYSCALL_BIT = 0x40000000
 AF_UNIX = int(socket.AF_UNIX)
+SOCK_DGRAM = int(socket.SOCK_DGRAM)
+# The socket type without SOCK_NONBLOCK / SOCK_CLOEXEC, as the kernel masks it.
+SOCK_TYPE_MASK = 0xF
 AF_VSOCK = 40
 
 
@@ -123,7 +128,8 @@ def build_program(*, network_access: bool, strict: bool = True, arch: ArchTable 
     Args:
         network_access: False denies `socket`/`socketpair` for every family but AF_UNIX, plus
             ptrace, process_vm_* and io_uring; True denies only AF_VSOCK sockets and io_uring.
-        strict: with network off, also deny connect/bind/listen/accept/... for every family.
+        strict: with network off, also deny connect/bind/listen/accept/... for every family, and
+            AF_UNIX datagram sockets from `socket` (not `socketpair`).
         arch: syscall table; the host's by default.
     """
     table = arch or host_arch()
@@ -137,9 +143,21 @@ def build_program(*, network_access: bool, strict: bool = True, arch: ArchTable 
     denied = _denied_outright(network_access=network_access, strict=strict)
     for name in denied:
         asm.jump_eq(table.numbers[name], "deny", None)
-    for name in ("socket", "socketpair"):
-        asm.jump_eq(table.numbers[name], "check_family", None)
+    datagrams_off = not network_access and strict
+    asm.jump_eq(table.numbers["socket"], "check_socket" if datagrams_off else "check_family", None)
+    asm.jump_eq(table.numbers["socketpair"], "check_family", None)
     asm.ret("allow_other", SECCOMP_RET_ALLOW)
+    if datagrams_off:
+        # connect and sendto are denied, but sendmsg (which socketpair users need, for passing
+        # descriptors) takes a destination too: an unbound AF_UNIX datagram socket could still send
+        # to any host socket file it can see (/dev/log, a NOTIFY_SOCKET). Such a socket is good for
+        # nothing else here, so it is not made; socketpair's datagrams stay.
+        asm.label("check_socket")
+        asm.load(OFFSET_ARG0_LOW)
+        asm.jump_eq(AF_UNIX, None, "deny")
+        asm.load(OFFSET_ARG1_LOW)
+        asm.alu_and(SOCK_TYPE_MASK)
+        asm.jump_eq(SOCK_DGRAM, "deny", "allow")
     asm.label("check_family")
     asm.load(OFFSET_ARG0_LOW)
     if network_access:
@@ -189,6 +207,9 @@ class _Assembler:
 
     def jump_ge(self, value: int, true: str | None, false: str | None) -> None:
         self._code.append((BPF_JGE_K, true, false, value))
+
+    def alu_and(self, value: int) -> None:
+        self._code.append((BPF_ALU_AND_K, None, None, value))
 
     def ret(self, label: str, action: int) -> None:
         self.label(label)

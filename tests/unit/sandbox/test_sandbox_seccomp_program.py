@@ -25,9 +25,9 @@ AUDIT_ARCH_I386 = 0x40000003
 AF_VSOCK = 40
 
 
-def run_filter(program: bytes, *, arch: int, nr: int, arg0: int = 0) -> int:
+def run_filter(program: bytes, *, arch: int, nr: int, arg0: int = 0, arg1: int = 0) -> int:
     """Interpret the program over one `struct seccomp_data`; returns the action."""
-    data = struct.pack("=iIQ6Q", nr, arch, 0, arg0, 0, 0, 0, 0, 0)
+    data = struct.pack("=iIQ6Q", nr, arch, 0, arg0, arg1, 0, 0, 0, 0)
     insns = [struct.unpack_from("=HBBI", program, i) for i in range(0, len(program), 8)]
     pc, acc = 0, 0
     while True:
@@ -39,6 +39,8 @@ def run_filter(program: bytes, *, arch: int, nr: int, arg0: int = 0) -> int:
             pc += jt if acc == k else jf
         elif code == 0x35:  # jge k
             pc += jt if acc >= k else jf
+        elif code == 0x54:  # and k
+            acc &= k
         elif code == 0x06:  # ret k
             return int(k)
         else:
@@ -50,8 +52,8 @@ def table(request: pytest.FixtureRequest) -> ArchTable:
     return ARCHES[request.param]
 
 
-def call(program: bytes, table: ArchTable, name: str, arg0: int = 0) -> int:
-    return run_filter(program, arch=table.audit_arch, nr=table.numbers[name], arg0=arg0)
+def call(program: bytes, table: ArchTable, name: str, arg0: int = 0, arg1: int = 0) -> int:
+    return run_filter(program, arch=table.audit_arch, nr=table.numbers[name], arg0=arg0, arg1=arg1)
 
 
 def test_network_off_denies_every_socket_family_but_unix(table: ArchTable) -> None:
@@ -114,3 +116,19 @@ def test_x32_syscalls_are_denied_on_x86_64() -> None:
 
 def test_the_host_architecture_has_a_table() -> None:
     assert host_arch().name in ARCHES
+
+
+def test_strict_network_off_denies_unix_datagram_sockets_but_not_socketpairs(table: ArchTable) -> None:
+    program = build_program(network_access=False, arch=table)
+    unix, dgram, stream = int(socket.AF_UNIX), int(socket.SOCK_DGRAM), int(socket.SOCK_STREAM)
+    flags = int(socket.SOCK_NONBLOCK | socket.SOCK_CLOEXEC)
+    assert call(program, table, "socket", unix, dgram) == EPERM
+    assert call(program, table, "socket", unix, dgram | flags) == EPERM
+    assert call(program, table, "socket", unix, stream | flags) == SECCOMP_RET_ALLOW
+    assert call(program, table, "socket", unix, int(socket.SOCK_SEQPACKET)) == SECCOMP_RET_ALLOW
+    assert call(program, table, "socketpair", unix, dgram) == SECCOMP_RET_ALLOW
+    assert call(program, table, "socket", int(socket.AF_INET), stream) == EPERM
+    lenient = build_program(network_access=False, strict=False, arch=table)
+    assert call(lenient, table, "socket", unix, dgram) == SECCOMP_RET_ALLOW
+    network_on = build_program(network_access=True, arch=table)
+    assert call(network_on, table, "socket", unix, dgram) == SECCOMP_RET_ALLOW
