@@ -6,7 +6,8 @@ recording function returns at its first line, and `prometheus_client` is never i
 start-up path (and `initialize` latency) is unchanged for everyone who does not scrape.
 
 Call sites record facts (`request_done`, `tool_call`, …); names, labels and buckets live here
-only. Labels are bounded: methods come from the method table, tool names are capped.
+only. Labels are bounded: methods come from the method table; a tool is named only when the
+turn offered it (`ToolRegistry.metric_label`; the model may call any name), else `other`.
 """
 
 from __future__ import annotations
@@ -240,6 +241,7 @@ class ToolCall:
 
 @contextmanager
 def tool_call(name: str) -> Iterator[ToolCall]:
+    """Time one call of the tool labelled `name` (one the turn offered, or `other`)."""
     call = ToolCall()
     started = time.monotonic()
     try:

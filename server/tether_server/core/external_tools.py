@@ -67,7 +67,7 @@ class McpTools:
             async def run(ctx: ToolContext, call: ToolCall) -> ToolOutput:
                 return await mcp_calls.call(ctx, manager, call.call_id, tool, call.arguments())
 
-            return Tool(name, None, run)
+            return Tool(name, None, run, offered_by=mcp_calls.SEARCH_TOOL)
         if name.startswith(PREFIX):
 
             async def gone(ctx: ToolContext, call: ToolCall) -> ToolOutput:

@@ -80,6 +80,8 @@ class Tool:
     """May run while other parallel calls of the same response run (otherwise it waits its turn)."""
     freeform: bool = False
     """Called as a `custom_tool_call`; a function call of the same name is taken too."""
+    offered_by: str | None = None
+    """The offered tool that makes this one known without its own definition (`tool_search`)."""
 
 
 class ToolSource(Protocol):
@@ -111,9 +113,22 @@ class ToolRegistry:
     def __init__(self, offered: Sequence[ToolSource], lookup: Sequence[ToolSource] | None = None) -> None:
         self._offered = list(offered)
         self._lookup = list(lookup if lookup is not None else offered)
+        self._offered_names: set[str] = set()
 
     def specs(self) -> list[dict[str, Any]]:
-        return [spec for source in self._offered for spec in source.specs()]
+        specs = [spec for source in self._offered for spec in source.specs()]
+        self._offered_names.update(str(spec["name"]) for spec in specs if "name" in spec)
+        return specs
+
+    def metric_label(self, name: str) -> str:
+        """`name` if this turn offered the tool (directly or through the tool that finds it), else
+        `other`: the model can call any name, and each label value is a series kept for good."""
+        if name in self._offered_names:
+            return name
+        tool = self.find(name)
+        if tool is not None and tool.offered_by is not None and tool.offered_by in self._offered_names:
+            return name
+        return "other"
 
     def find(self, name: str) -> Tool | None:
         for source in self._lookup:
@@ -164,7 +179,7 @@ async def dispatch(ctx: ToolContext, call: Mapping[str, Any]) -> dict[str, Any]:
     out_type = "custom_tool_call_output" if freeform else "function_call_output"
     with (
         telemetry.span("tool.call", {"gen_ai.tool.name": request.name}) as span,
-        metrics.tool_call(request.name) as timed,
+        metrics.tool_call(ctx.registry.metric_label(request.name)) as timed,
     ):
         try:
             output = await _run(ctx, request)

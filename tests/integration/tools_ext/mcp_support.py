@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from tests.support.appserver import AppServer
+from tests.support.rpcclient import RpcClient
 
 FIXTURE = Path(__file__).with_name("mcp_fixture_server.py")
 
@@ -53,12 +53,12 @@ async def start_http_fixture(port: int, log: Path) -> asyncio.subprocess.Process
             return proc
 
 
-async def status_of(server: AppServer, name: str) -> dict[str, Any]:
+async def status_of(server: RpcClient, name: str) -> dict[str, Any]:
     data = (await server.request("mcpServerStatus/list", {}))["data"]
     return next(s for s in data if s["name"] == name)
 
 
-async def wait_status(server: AppServer, name: str, want: str, *, after: int | None = None) -> dict[str, Any]:
+async def wait_status(server: RpcClient, name: str, want: str, *, after: int | None = None) -> dict[str, Any]:
     """The server's status entry once its runtime status is `want` (waits on the notification)."""
     mark = server.mark() if after is None else after
     entry = await status_of(server, name)
@@ -74,7 +74,7 @@ async def wait_status(server: AppServer, name: str, want: str, *, after: int | N
     return await status_of(server, name)
 
 
-async def run_turn(server: AppServer, thread_id: str, text: str) -> tuple[int, dict[str, Any]]:
+async def run_turn(server: RpcClient, thread_id: str, text: str) -> tuple[int, dict[str, Any]]:
     mark = server.mark()
     params = {"threadId": thread_id, "input": [{"type": "text", "text": text}]}
     await server.request("turn/start", params)
@@ -82,7 +82,7 @@ async def run_turn(server: AppServer, thread_id: str, text: str) -> tuple[int, d
     return mark, done["params"]["turn"]
 
 
-def items_of(server: AppServer, mark: int, method: str, kind: str) -> list[dict[str, Any]]:
+def items_of(server: RpcClient, mark: int, method: str, kind: str) -> list[dict[str, Any]]:
     return [
         m["params"]["item"]
         for m in server.since(mark)

@@ -10,6 +10,7 @@ from pathlib import Path
 import httpx
 from prometheus_client.parser import text_string_to_metric_families
 
+from tests.integration.tools_ext.mcp_support import stdio_server, wait_status
 from tests.integration.transports.conftest import StartSocketServer
 from tests.support.appserver import mock_provider_args
 from tests.support.wsclient import SocketServer
@@ -165,3 +166,37 @@ async def test_a_command_refused_because_the_sandbox_is_unavailable_is_counted(
         await client.close()
     finally:
         await server.stop()
+
+
+async def test_tool_names_the_model_made_up_are_counted_as_other(
+    socket_server: StartSocketServer, fake_model: FakeResponsesServer, tmp_path: Path
+) -> None:
+    """The attack: a model calls hundreds of made-up tool names; each used to become a label
+    value, a series (count, sum, 14 buckets) kept for the daemon's life."""
+    made_up = [script.function_call(f"tool_{i:03d}", {}, f"call_{i:03d}") for i in range(300)]
+    fake_model.add(
+        script.reply(
+            script.function_call("exec_command", {"cmd": "echo hi"}, "call_exec"),
+            script.function_call("mcp__fx__lookup", {"key": "k"}, "call_mcp"),
+            script.function_call("mcp__fx__not_a_tool", {}, "call_gone"),
+            *made_up,
+        ),
+        script.text_reply("done"),
+    )
+    server = await socket_server("--listen", "ws://127.0.0.1:0", "--metrics", *stdio_server("fx"))
+    client = await server.connect_ws()
+    await client.initialize()
+    await wait_status(client, "fx", "connected")
+    started = await client.request("thread/start", {"cwd": str(tmp_path), "sandbox": "danger-full-access"})
+    mark = client.mark()
+    params = {"threadId": started["thread"]["id"], "input": [{"type": "text", "text": "go"}]}
+    await client.request("turn/start", params)
+    await client.notification("turn/completed", after=mark, within_s=60)
+
+    samples = await _samples(server)
+    labels = {dict(labels)["tool"] for (name, labels) in samples if name == "tether_tool_calls_total"}
+    assert labels == {"exec_command", "mcp__fx__lookup", "other"}
+    assert _value(samples, "tether_tool_calls_total", tool="other", outcome="failed") == 301
+    assert _value(samples, "tether_tool_calls_total", tool="mcp__fx__lookup", outcome="ok") == 1
+    assert _value(samples, "tether_tool_call_duration_seconds_count", tool="other") == 301
+    await client.close()

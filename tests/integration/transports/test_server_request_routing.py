@@ -12,7 +12,7 @@ import asyncio
 from pathlib import Path
 from typing import Any
 
-from tests.integration.tools_ext.mcp_support import stdio_server
+from tests.integration.tools_ext.mcp_support import stdio_server, wait_status
 from tests.integration.transports.conftest import StartSocketServer
 from tests.support.wsclient import WsClient
 from tether_testing import script
@@ -89,9 +89,7 @@ async def test_a_direct_mcp_call_naming_another_clients_thread_asks_only_the_cal
     clients += [owner, caller]
     await owner.initialize()
     await caller.initialize()
-    await caller.notification(
-        "mcpServer/startupStatus/updated", within_s=30, where=lambda p: p["status"] == "ready"
-    )
+    await wait_status(caller, "fx", "connected")
     thread_id = (await owner.request("thread/start", {"cwd": str(workdir)}))["thread"]["id"]
 
     params = {"threadId": thread_id, "server": "fx", "tool": "ask_color", "arguments": {}}
