@@ -164,11 +164,30 @@ def wants_console(environ: Mapping[str, str]) -> bool:
         return False
 
 
+# C0 controls, DEL and the C1 range (an 8-bit CSI is a terminal escape too), as `\xNN`.
+_CONTROLS = {c: f"\\x{c:02x}" for c in (*range(0x20), 0x7F, *range(0x80, 0xA0))}
+_CONTROLS_BUT_NEWLINE = {c: e for c, e in _CONTROLS.items() if c != ord("\n")}
+
+
+def _escape_controls(_logger: WrappedLogger, _method: str, event: EventDict) -> EventDict:
+    """Console lines carry strings from clients and the model (method names, ids, paths): their
+    control characters are escaped, so they cannot drive the operator's terminal (clear it, retitle
+    it) nor start a forged line. A traceback keeps its line breaks."""
+    for key, value in event.items():
+        if isinstance(value, str):
+            event[key] = value.translate(_CONTROLS_BUT_NEWLINE if key == "exception" else _CONTROLS)
+    return event
+
+
 def _renderer(console: bool, environ: Mapping[str, str]) -> list[Processor]:
     if not console:
         return [structlog.processors.format_exc_info, structlog.processors.JSONRenderer()]
     colors = not environ.get("NO_COLOR")
-    return [structlog.dev.ConsoleRenderer(colors=colors, exception_formatter=structlog.dev.plain_traceback)]
+    return [
+        structlog.processors.format_exc_info,  # the traceback as text, escaped like the rest
+        _escape_controls,
+        structlog.dev.ConsoleRenderer(colors=colors, exception_formatter=structlog.dev.plain_traceback),
+    ]
 
 
 class _StdlibBridge(logging.Handler):
