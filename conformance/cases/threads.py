@@ -302,3 +302,52 @@ async def pagination(ctx: CaseContext) -> None:
         ([1, 1], True, True),
         f"(page sizes, both threads seen, cursor) pages {pages}",
     )
+
+
+@case(
+    "thread.resume-overrides",
+    requires=["thread.resume-overrides"],
+    model=[script.text_reply("First answer.", deltas=2)],
+)
+async def resume_overrides(ctx: CaseContext) -> None:
+    """A turn, a restart, `thread/resume` with overrides, a restart, a plain `thread/resume`."""
+    client = await ctx.ready_client()
+    thread_id = await ctx.start_thread(client)
+    await ctx.run_turn(client, thread_id, "remember this")
+    await ctx.stop_servers()
+    overrides = {"model": "resumed-model", "approvalPolicy": "never", "sandbox": "danger-full-access"}
+    expected = ("resumed-model", "never", "dangerFullAccess")
+    for step, params in (("with overrides", overrides), ("plain, after a restart", {})):
+        client = await ctx.ready_client(f"resume {step}")
+        resumed = await client.request(
+            "thread/resume", {"threadId": thread_id, "excludeTurns": True, **params}
+        )
+        settings = (resumed["model"], resumed["approvalPolicy"], resumed["sandbox"]["type"])
+        ctx.expect("thread.resume-overrides", settings, expected, f"resume {step}")
+        await ctx.stop_servers()
+
+
+@case(
+    "thread.fork-inherits",
+    requires=["thread.fork-inherits"],
+    model=[script.text_reply("Source answer.", deltas=2)],
+)
+async def fork_inherits(ctx: CaseContext) -> None:
+    """A `never` / `danger-full-access` thread with a turn and a name, then `thread/fork`."""
+    client = await ctx.ready_client()
+    thread_id = await ctx.start_thread(client, approvalPolicy="never", sandbox="danger-full-access")
+    await ctx.run_turn(client, thread_id, "keep this")
+    await client.request("thread/name/set", {"threadId": thread_id, "name": "Forked source"})
+    fork = await client.request("thread/fork", {"threadId": thread_id})
+    thread = fork["thread"]
+    ctx.expect(
+        "thread.fork-inherits",
+        (
+            fork["approvalPolicy"],
+            fork["sandbox"]["type"],
+            thread.get("name"),
+            [(t.get("itemsView"), [i["type"] for i in t["items"]]) for t in thread["turns"]],
+        ),
+        ("never", "dangerFullAccess", "Forked source", [("full", ["userMessage", "agentMessage"])]),
+        "(approvalPolicy, sandbox, name, turns' items)",
+    )

@@ -42,7 +42,10 @@ def open_turn(session: TurnScope, turn: ActiveTurn) -> None:
     recorder = session.recorder
     recorder.materialized = True
     recorder.record.updated_at = recorder.record.recency_at = now_s()
-    recorder.record.settings = session.settings.to_json()
+    # The base instructions on disk stay those the thread started with (Codex keeps them in the
+    # session's metadata); a thread/resume override of them lasts while the thread is loaded.
+    base = recorder.record.settings.get("baseInstructions") if recorder.record.settings else None
+    recorder.record.settings = {**session.settings.to_json(), "baseInstructions": base}
     recorder.thread_changed()
     recorder.turn(turn_record(session, turn, "inProgress"))
 
@@ -258,5 +261,6 @@ def _build_request(session: TurnScope, turn: ActiveTurn, tools: ToolRegistry) ->
         text=text,
         prompt_cache_key=session.thread_id,
         include=["reasoning.encrypted_content"] if reasoning else [],
+        service_tier=settings.service_tier,
         headers={"session_id": session.thread_id},
     )

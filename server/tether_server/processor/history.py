@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
 
 from tether_protocol.v2 import thread_admin as ta
@@ -12,7 +11,7 @@ from tether_protocol.v2.turn import Turn, TurnItemsView
 from tether_server.core.events import IDLE, NOT_LOADED, ThreadReverted
 from tether_server.errors import InvalidRequest, MethodNotFound
 from tether_server.processor import projection
-from tether_server.processor.settings import new_thread_record, thread_settings, wire
+from tether_server.processor.settings import forked_settings, new_thread_record, stored_settings, wire
 from tether_server.processor.state import ServerState
 from tether_server.processor.thread import announce_started
 from tether_server.processor.views import session_response, thread_view, turn_view
@@ -27,6 +26,7 @@ from tether_server.store.base import (
     ThreadRecord,
     TurnRecord,
 )
+from tether_server.tools.git_info import git_info_off_loop
 
 
 def _view_items(items: list[dict[str, Any]], view: TurnItemsView) -> list[dict[str, Any]]:
@@ -152,22 +152,29 @@ def _copy(source: LoadedThread, record: ThreadRecord) -> Batch:
 
 
 async def fork(state: ServerState, ctx: RequestContext, params: tl.ThreadForkParams) -> tl.ThreadForkResponse:
+    if params.ephemeral and not params.exclude_turns:
+        raise InvalidRequest("ephemeral paginated thread/fork requires `excludeTurns: true`")
     loaded = await state.store.load_thread(params.thread_id)
     if loaded is None:
         raise InvalidRequest(f"no rollout found for thread id {params.thread_id}")
     source = _prefix(loaded, params.last_turn_id)
-    settings = thread_settings(state.config.config, params, Path(loaded.record.cwd))
+    running = state.threads.get(params.thread_id)
+    source_settings = running.settings if running is not None else stored_settings(loaded.record)
+    settings = forked_settings(state.config.config, source_settings, params)
     record = new_thread_record(
         settings,
         source=loaded.record.source,
         cli_version=loaded.record.cli_version,
         originator=loaded.record.originator,
         preview=loaded.record.preview,
+        name=loaded.record.name,
         forked_from_id=params.thread_id,
-        git_info=loaded.record.git_info,
+        # Codex reads the repository again for the fork (its branch may have moved since).
+        git_info=await git_info_off_loop(settings.cwd),
     )
+    copy = _copy(source, record)
     if not params.ephemeral:
-        await state.store.commit(_copy(source, record))
+        await state.store.commit(copy)
         opened = await state.threads.open(record.id)
         assert opened is not None
         handle = opened.handle
@@ -175,11 +182,19 @@ async def fork(state: ServerState, ctx: RequestContext, params: tl.ThreadForkPar
         handle = state.threads.create(record, settings, ephemeral=True)
         handle.replace_history([h.item for h in source.history])
     state.subscriptions.subscribe(record.id, ctx.connection)
-    turns = [] if params.exclude_turns else [turn_view(t, [], "notLoaded") for t in source.turns]
+    turns = [] if params.exclude_turns else _full_turns(copy)
     status = projection.status_json(handle.status)
     thread = thread_view(record, status=status, loaded=True, ephemeral=bool(params.ephemeral), turns=turns)
     ctx.after_response(lambda: announce_started(state, thread))
     return session_response(tl.ThreadForkResponse, thread, handle.settings)
+
+
+def _full_turns(copy: Batch) -> list[Turn]:
+    """The fork's turns with all their items, as Codex returns them."""
+    by_turn: dict[str, list[dict[str, Any]]] = {}
+    for item in copy.items:
+        by_turn.setdefault(item.turn_id, []).append(item.item)
+    return [turn_view(t, by_turn.get(t.turn_id, []), "full") for t in copy.turns]
 
 
 async def revert(

@@ -1,4 +1,4 @@
-"""Unloading idle threads, and closing turns a crash left open."""
+"""Unloading idle threads, resuming with overrides, and closing turns a crash left open."""
 
 from __future__ import annotations
 
@@ -6,7 +6,9 @@ import asyncio
 
 from tether_server import log
 from tether_server.core import events as ev
+from tether_server.core.settings import TurnSettings
 from tether_server.processor.state import ServerState
+from tether_server.store.base import Batch
 from tether_server.threads.handle import ThreadHandle
 
 _log = log.get("tether.lifecycle")
@@ -58,6 +60,19 @@ async def unload(state: ServerState, handle: ThreadHandle) -> None:
     await state.threads.unload(thread_id)
     state.subscriptions.forget(thread_id)
     _log.info("thread.unloaded", thread_id=thread_id)
+
+
+async def apply_resumed(state: ServerState, handle: ThreadHandle, settings: TurnSettings) -> None:
+    """Settings a resume overrode: the next turns run with them, and they are stored at once, as
+    Codex stores them (a later plain resume, even in another daemon, keeps them). The base
+    instructions are the exception: Codex keeps those of the thread's start on disk, so an
+    override holds while the thread stays loaded (`open_turn` keeps the stored ones too)."""
+    handle.update_settings(settings)
+    record = handle.record
+    record.model, record.model_provider, record.cwd = settings.model, settings.model_provider, settings.cwd
+    record.settings = {**settings.to_json(), "baseInstructions": record.settings.get("baseInstructions")}
+    if not handle.ephemeral:
+        await state.store.commit(Batch(thread=record))
 
 
 async def announce_recovered(state: ServerState, handle: ThreadHandle) -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -13,7 +14,7 @@ from tether_protocol.v2.thread_lifecycle import SessionOverrides
 from tether_protocol.v2.turn import TurnStartParams
 from tether_server.config import Config, with_overrides
 from tether_server.core.ids import now_s, uuid7
-from tether_server.core.settings import TurnSettings, sandbox_policy_for_mode
+from tether_server.core.settings import TurnSettings, sandbox_mode_of, sandbox_policy_for_mode
 from tether_server.errors import InvalidRequest
 from tether_server.store.base import ThreadRecord
 
@@ -50,15 +51,7 @@ def thread_settings(config: Config, params: SessionOverrides, default_cwd: Path)
     """Settings of a new (or resumed) thread from config and the start/resume/fork params."""
     cfg = config_for(config, params.config)
     cwd = absolute_cwd(params.cwd, default_cwd)
-    mode = params.sandbox or cfg.sandbox_mode
-    ww = cfg.sandbox_workspace_write
-    policy = sandbox_policy_for_mode(
-        str(wire(mode)),
-        writable_roots=list(ww.writable_roots),
-        network=ww.network_access,
-        exclude_tmpdir=ww.exclude_tmpdir_env_var,
-        exclude_slash_tmp=ww.exclude_slash_tmp,
-    )
+    policy = _sandbox_policy(cfg, str(wire(params.sandbox or cfg.sandbox_mode)))
     provider = params.model_provider or cfg.model_provider
     if provider not in cfg.model_providers:
         raise InvalidRequest(
@@ -78,6 +71,87 @@ def thread_settings(config: Config, params: SessionOverrides, default_cwd: Path)
         personality=wire(getattr(params, "personality", None)) or cfg.personality,
         service_tier=params.service_tier or cfg.service_tier,
     )
+
+
+def _sandbox_policy(cfg: Config, mode: str) -> dict[str, Any]:
+    ww = cfg.sandbox_workspace_write
+    return sandbox_policy_for_mode(
+        mode,
+        writable_roots=list(ww.writable_roots),
+        network=ww.network_access,
+        exclude_tmpdir=ww.exclude_tmpdir_env_var,
+        exclude_slash_tmp=ww.exclude_slash_tmp,
+    )
+
+
+_FIELD_OF_PARAM = {
+    "model": "model",
+    "model_provider": "model_provider",
+    "service_tier": "service_tier",
+    "cwd": "cwd",
+    "approval_policy": "approval_policy",
+    "approvals_reviewer": "approvals_reviewer",
+    "sandbox": "sandbox_policy",
+    "base_instructions": "base_instructions",
+    "developer_instructions": "developer_instructions",
+    "personality": "personality",
+}
+_FIELD_OF_CONFIG_KEY = {
+    "model": "model",
+    "model_provider": "model_provider",
+    "service_tier": "service_tier",
+    "approval_policy": "approval_policy",
+    "approvals_reviewer": "approvals_reviewer",
+    "sandbox_mode": "sandbox_policy",
+    "sandbox_workspace_write": "sandbox_policy",
+    "model_reasoning_effort": "effort",
+    "model_reasoning_summary": "summary",
+    "instructions": "base_instructions",
+    "developer_instructions": "developer_instructions",
+    "personality": "personality",
+}
+
+
+def overridden(params: SessionOverrides) -> set[str]:
+    """The `TurnSettings` fields the params set, by a typed field or a `config` key."""
+    fields = {field for name, field in _FIELD_OF_PARAM.items() if getattr(params, name, None) is not None}
+    for key in params.config or {}:
+        field = _FIELD_OF_CONFIG_KEY.get(key.split(".", 1)[0])
+        if field is not None:
+            fields.add(field)
+    return fields
+
+
+def stored_settings(record: ThreadRecord) -> TurnSettings:
+    """The settings a stored thread's turns last ran with (its start settings if it had none)."""
+    if record.settings:
+        return TurnSettings.from_json(record.settings)
+    return TurnSettings(cwd=record.cwd, model=record.model, model_provider=record.model_provider)
+
+
+def resumed_settings(config: Config, stored: TurnSettings, params: SessionOverrides) -> TurnSettings:
+    """A resumed thread's settings: the stored ones, with what the resume params set on top.
+
+    A field the params leave alone keeps the thread's value, never the config's (Codex: a plain
+    resume after a resume with overrides, or after turns with overrides, keeps them).
+    """
+    fresh = thread_settings(config, params, Path(stored.cwd))
+    touched = overridden(params)
+    if "sandbox_policy" in touched and params.sandbox is None and "sandbox_mode" not in (params.config or {}):
+        # Only [sandbox_workspace_write] changed: the thread keeps its sandbox mode.
+        cfg = config_for(config, params.config)
+        fresh = replace(fresh, sandbox_policy=_sandbox_policy(cfg, sandbox_mode_of(stored.sandbox_policy)))
+    return replace(stored, **{field: getattr(fresh, field) for field in touched})
+
+
+def forked_settings(config: Config, source: TurnSettings, params: SessionOverrides) -> TurnSettings:
+    """A fork's settings as Codex 0.169.0 makes them: the source's folder, approval policy and
+    sandbox (as its last turn ran), the rest (model, effort, instructions, ...) from the config,
+    and the fork's own params over both."""
+    fresh = thread_settings(config, params, Path(source.cwd))
+    touched = overridden(params)
+    kept = ("cwd", "approval_policy", "sandbox_policy")
+    return replace(fresh, **{field: getattr(source, field) for field in kept if field not in touched})
 
 
 def turn_settings(current: TurnSettings, params: TurnStartParams) -> TurnSettings:

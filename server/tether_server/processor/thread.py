@@ -19,10 +19,19 @@ from tether_server.config.trust import config_for_cwd
 from tether_server.core.dynamic_calls import DynamicTool, DynamicTools, parse_specs
 from tether_server.core.events import IDLE, NOT_LOADED
 from tether_server.core.ids import now_s
+from tether_server.core.settings import TurnSettings
 from tether_server.errors import Conflict, InvalidParams, InvalidRequest, NotFound, archived_message
 from tether_server.processor import projection
-from tether_server.processor.lifecycle import announce_recovered
-from tether_server.processor.settings import default_cwd, new_thread_record, thread_settings, wire
+from tether_server.processor.lifecycle import announce_recovered, apply_resumed
+from tether_server.processor.settings import (
+    default_cwd,
+    new_thread_record,
+    overridden,
+    resumed_settings,
+    stored_settings,
+    thread_settings,
+    wire,
+)
 from tether_server.processor.state import ServerState
 from tether_server.processor.subscriptions import encode_event
 from tether_server.processor.thread_lookup import record_or_fail, sort_key_of
@@ -32,6 +41,7 @@ from tether_server.rpc.context import RequestContext
 from tether_server.rpc.outgoing import send_notification
 from tether_server.store.base import EventRecord, InvalidCursor, ThreadQuery
 from tether_server.threads.handle import ThreadEvent, ThreadHandle
+from tether_server.tools.git_info import git_info_off_loop
 
 P = TypeVar("P", bound=WireModel)
 
@@ -54,6 +64,7 @@ async def start(
     cwd = Path(params.cwd) if params.cwd else default_cwd()
     settings = thread_settings(config_for_cwd(state.config, cwd), params, default_cwd())
     declared = _dynamic_tools(params)
+    git = await git_info_off_loop(settings.cwd)
     record = new_thread_record(settings, originator=state.originator or ctx.connection.client_name)
     log.bind(thread_id=record.id)  # the rest of this request's work is the new thread's
     handle = state.threads.create(record, settings, ephemeral=bool(params.ephemeral))
@@ -61,6 +72,9 @@ async def start(
         handle.set_dynamic_tools(DynamicTools(declared, state.dynamic.caller(record.id, ctx.connection)))
     state.subscriptions.subscribe(record.id, ctx.connection)
     thread = _loaded_view(handle)
+    # Codex reads the repository when the thread starts but reports it only once the thread is
+    # stored: null in this response and in thread/started, then in read, list, resume.
+    record.git_info = git
     ctx.after_response(lambda: announce_started(state, thread))
     return session_response(tl.ThreadStartResponse, thread, settings)
 
@@ -87,6 +101,7 @@ async def _turns_of(state: ServerState, thread_id: str) -> list[Turn]:
 async def resume(
     state: ServerState, ctx: RequestContext, params: tl.ThreadResumeParams
 ) -> tl.ThreadResumeResponse:
+    settings = await _resume_overrides(state, params)
     opened = await state.threads.open(params.thread_id)
     if opened is None:
         raise InvalidRequest(f"no rollout found for thread id {params.thread_id}")
@@ -94,6 +109,8 @@ async def resume(
     if handle.record.archived:
         raise InvalidRequest(archived_message(params.thread_id))
     if opened.loaded_now:
+        if settings is not None:
+            await apply_resumed(state, handle, settings)
         await handle.set_status(IDLE)
     turns = [] if params.exclude_turns or handle.ephemeral else await _turns_of(state, params.thread_id)
     thread = _loaded_view(handle, turns)
@@ -113,6 +130,22 @@ async def resume(
         dynamic = state.dynamic
         ctx.after_response(lambda: dynamic.resend(params.thread_id, conn))
     return session_response(tl.ThreadResumeResponse, thread, handle.settings)
+
+
+async def _resume_overrides(state: ServerState, params: tl.ThreadResumeParams) -> TurnSettings | None:
+    """The settings a stored thread resumes with when the params override any (checked before
+    anything loads: bad overrides change nothing). None for a loaded thread: Codex 0.169.0 leaves a
+    thread it already runs as it is and ignores the overrides."""
+    if state.threads.get(params.thread_id) is not None or not overridden(params):
+        return None
+    record = await state.store.get_thread(params.thread_id)
+    if record is None:
+        raise InvalidRequest(f"no rollout found for thread id {params.thread_id}")
+    if record.archived:
+        raise InvalidRequest(archived_message(params.thread_id))
+    stored = stored_settings(record)
+    config = config_for_cwd(state.config, Path(params.cwd or stored.cwd))
+    return resumed_settings(config, stored, params)
 
 
 def replay_then_subscribe(
