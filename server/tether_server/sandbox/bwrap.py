@@ -51,7 +51,7 @@ def build_bwrap_argv(
     argv = [bwrap, *_namespaces(policy, disable_userns), "--cap-drop", "ALL", *_base_filesystem()]
     for root in mounts.writable_roots:
         argv += ["--bind", str(root), str(root)]
-    for path in mounts.read_only_paths:
+    for path in (*mounts.read_only_paths, *mounts.placeholder_files):
         argv += ["--ro-bind", str(path), str(path)]
     for path in mounts.stub_paths:
         argv += _read_only_tmpfs(path, "555")

@@ -61,7 +61,7 @@ def host_hidden_paths(environ: Mapping[str, str], *, readable_credentials: Itera
     runtime = environ.get("XDG_RUNTIME_DIR", "")
     if runtime.startswith("/"):
         paths.append(Path(runtime))
-    homes = _homes(environ)
+    homes = home_dirs(environ)
     for name, prefix in _SOCKET_VARS:
         socket = _socket_path(environ.get(name, ""), prefix)
         if socket is not None:
@@ -85,7 +85,8 @@ def outermost(paths: Iterable[Path]) -> list[Path]:
     return kept
 
 
-def _homes(environ: Mapping[str, str]) -> list[Path]:
+def home_dirs(environ: Mapping[str, str]) -> list[Path]:
+    """`$HOME` and the account's home in the password database, when they are real directories' paths."""
     homes: list[Path] = []
     home = environ.get("HOME", "")
     if home.startswith("/") and home != "/":

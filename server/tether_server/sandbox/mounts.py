@@ -19,8 +19,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from tether_server.errors import SandboxError
-from tether_server.sandbox import stubs
-from tether_server.sandbox.hidden import outermost
+from tether_server.sandbox import startup, stubs
+from tether_server.sandbox.hidden import home_dirs, outermost
 from tether_server.sandbox.nested import nested_protected
 from tether_server.sandbox.policy import SandboxPolicy
 
@@ -49,6 +49,9 @@ class MountPlan:
         read_only_paths: existing protected paths re-bound read-only over the writable roots.
         stub_paths: missing protected paths; an empty directory is created before the run,
             covered by a read-only tmpfs, and removed afterwards.
+        placeholder_files: missing shell startup files of a home in a writable root
+            (`sandbox.startup`); a placeholder is created before the run, bound read-only, and
+            removed afterwards.
         hidden_dirs: covered by an empty, mode-000, read-only tmpfs.
         hidden_files: covered by `/dev/null`.
         reexposed_files: files inside a hidden dir bound back read-only (the resolver config);
@@ -59,6 +62,7 @@ class MountPlan:
     writable_roots: tuple[Path, ...] = ()
     read_only_paths: tuple[Path, ...] = ()
     stub_paths: tuple[Path, ...] = ()
+    placeholder_files: tuple[Path, ...] = ()
     hidden_dirs: tuple[Path, ...] = ()
     hidden_files: tuple[Path, ...] = ()
     reexposed_files: tuple[Path, ...] = ()
@@ -78,7 +82,7 @@ def plan_mounts(
     Args:
         policy: the command's policy; under workspace-write `cwd` is a writable root.
         cwd: the policy cwd (absolute).
-        env: the command's environment, for `$TMPDIR`.
+        env: the command's environment, for `$TMPDIR` and `$HOME` (its shell startup files).
         hidden_paths: paths the command must not see; nested ones are folded into their parent.
         workdir: where the command starts (absolute); `cwd` when None. Never a writable root.
         reexposed: files whose target stays readable when it lies inside a hidden dir.
@@ -105,11 +109,14 @@ def plan_mounts(
             nested_protected(root, PROTECTED_NAMES, roots=roots, hidden=hidden, skip=stubs.is_stub)
         )
     read_only.extend(_gitdir_targets(read_only, roots))
+    startup_existing, startup_missing = startup.startup_files(home_dirs(env), roots, hidden)
+    read_only.extend(startup_existing)
     return MountPlan(
         workdir=real_workdir,
         writable_roots=roots,
         read_only_paths=tuple(dict.fromkeys(read_only)),
         stub_paths=tuple(dict.fromkeys(missing_paths)),
+        placeholder_files=tuple(dict.fromkeys(startup_missing)),
         hidden_dirs=hidden_dirs,
         hidden_files=hidden_files,
         reexposed_files=_reexposed(reexposed, hidden_dirs),

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from tether_server.errors import SandboxError
-from tether_server.sandbox import seccomp, stubs
+from tether_server.sandbox import seccomp, startup, stubs
 from tether_server.sandbox.bwrap import build_bwrap_argv
 from tether_server.sandbox.messages import refusal
 from tether_server.sandbox.mounts import plan_mounts
@@ -105,6 +105,12 @@ def prepare(
         prepared.cleanup()
         raise SandboxError(f"cannot create a mount target for a protected path: {exc}") from exc
     prepared._cleanups.append(lambda: stubs.release(held))
+    try:
+        placeholders = startup.acquire(mounts.placeholder_files)
+    except OSError as exc:
+        prepared.cleanup()
+        raise SandboxError(f"cannot create a placeholder for a shell startup file: {exc}") from exc
+    prepared._cleanups.append(lambda: startup.release(placeholders))
     status_read, status_write = os.pipe2(os.O_CLOEXEC)
     os.set_blocking(status_read, False)
     prepared.pass_fds = (fd, status_write)

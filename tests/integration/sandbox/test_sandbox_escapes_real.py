@@ -13,13 +13,14 @@ import uuid
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 from subprocess import CompletedProcess
+from typing import Any
 
 import pytest
 from tests.integration.sandbox.conftest import AS_NOBODY, RUN_LIMIT_S, Listeners
 
 from tether_server.sandbox import SandboxCapability, SandboxPolicy
 from tether_server.sandbox.bwrap import build_bwrap_argv
-from tether_server.sandbox.hidden import host_hidden_paths
+from tether_server.sandbox.hidden import host_hidden_paths as _host_hidden_paths
 from tether_server.sandbox.mounts import plan_mounts
 
 Run = Callable[..., Awaitable[CompletedProcess[str]]]
@@ -40,6 +41,17 @@ for path in sys.argv[1:]:
     except OSError as exc:
         print("failed", path, exc.errno)
 """
+
+
+def host_hidden_paths(environ: dict[str, str], **kw: Any) -> list[Path]:
+    """The daemon's hidden paths, less those `nobody` cannot reach (root's own credential files,
+    when this machine has some): the daemon runs bwrap as the user it computed them for, these
+    tests compute them as root and may run bwrap as `nobody`, which cannot mount over them."""
+    return [p for p in _host_hidden_paths(environ, **kw) if _reachable_by_others(p.parent)]
+
+
+def _reachable_by_others(path: Path) -> bool:
+    return all(os.stat(part).st_mode & 0o001 for part in (path, *path.parents) if part.exists())
 
 
 def _dir(path: Path) -> Path:

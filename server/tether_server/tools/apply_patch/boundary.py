@@ -97,7 +97,7 @@ class PatchBoundary:
             # every write needs approval.
             return cls((), private=private, private_ids=identities(private))
         spelled = tuple(Path(os.path.normpath(r)) for r in policy.effective_writable_roots(cwd, env))
-        protected = (*plan.read_only_paths, *plan.stub_paths)
+        protected = (*plan.read_only_paths, *plan.stub_paths, *plan.placeholder_files)
         hidden = _both_spellings(hidden_paths)
         return cls(
             roots=plan.writable_roots,

@@ -1,0 +1,145 @@
+"""Shell startup files of a `$HOME` that lies in a writable root: read-only in the sandbox.
+
+A login shell (`bash -lc`, how commands run when `allow_login_shell` is on) reads `~/.profile`,
+`~/.bash_profile`, `~/.bash_login` (and through them `~/.bashrc`); zsh reads `~/.zshenv` for every
+shell. When the workspace holds `$HOME`, a sandboxed command could write one, and the next command
+an allow rule runs *outside* the sandbox would execute it. Running those without a login shell
+would cost users the `PATH` their profile sets, so the files are protected instead, like `.git`:
+
+- an existing one is re-bound read-only (its content, so `PATH`, is unchanged);
+- a missing one gets a placeholder for the time a command runs, bound read-only, so the command
+  cannot create it. A placeholder does what the shell does without the file: `.bash_profile` and
+  `.bash_login` hand over to the next file bash would read, the others are empty. It is removed
+  when the last command using it ends, unless someone outside the sandbox changed it meanwhile.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import threading
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+STARTUP_FILES: tuple[str, ...] = (
+    ".profile",
+    ".bash_profile",
+    ".bash_login",
+    ".bashrc",
+    ".bash_logout",
+    ".zshenv",
+    ".zprofile",
+    ".zshrc",
+    ".zlogin",
+    ".zlogout",
+)
+_NOTE = "# Tether: a stand-in while a sandboxed command runs, so that it cannot create this file.\n"
+_PLACEHOLDERS: dict[str, bytes] = {
+    ".bash_profile": (
+        _NOTE + "# It does what bash does without it.\n"
+        'if [ -r "$HOME/.bash_login" ]; then . "$HOME/.bash_login"; '
+        'elif [ -r "$HOME/.profile" ]; then . "$HOME/.profile"; fi\n'
+    ).encode(),
+    ".bash_login": (
+        _NOTE + "# It does what bash does without it.\n"
+        'if [ -r "$HOME/.profile" ]; then . "$HOME/.profile"; fi\n'
+    ).encode(),
+}
+
+
+def placeholder_text(name: str) -> bytes:
+    return _PLACEHOLDERS.get(name, _NOTE.encode())
+
+
+def startup_files(
+    homes: Iterable[Path], roots: Sequence[Path], hidden: Sequence[Path]
+) -> tuple[list[Path], list[Path]]:
+    """(existing startup files to bind read-only, missing ones to hold a placeholder for) of each
+    home inside a writable root. An existing file that is a symlink is protected at its target
+    when that lies in a writable root (elsewhere it is read-only anyway)."""
+    existing: list[Path] = []
+    missing: list[Path] = []
+    for home in homes:
+        real = Path(os.path.realpath(home))
+        if not any(real.is_relative_to(r) for r in roots) or any(real.is_relative_to(h) for h in hidden):
+            continue
+        for name in STARTUP_FILES:
+            path = real / name
+            if is_placeholder(path):
+                missing.append(path)
+            elif path.is_symlink():
+                target = Path(os.path.realpath(path))
+                if target.is_file() and any(target.is_relative_to(r) for r in roots):
+                    existing.append(target)
+            elif path.is_file():
+                existing.append(path)
+            elif not path.exists():
+                missing.append(path)
+    return existing, missing
+
+
+@dataclass
+class _Held:
+    refs: int
+    created: bool
+
+
+_lock = threading.Lock()
+_held: dict[Path, _Held] = {}
+
+
+def is_placeholder(path: Path) -> bool:
+    """True while `path` is a placeholder some prepared command of this process still holds."""
+    with _lock:
+        return path in _held and _held[path].created
+
+
+def acquire(paths: Iterable[Path]) -> tuple[Path, ...]:
+    """Make sure each path exists (a placeholder where missing); returns what to `release`."""
+    taken: list[Path] = []
+    with _lock:
+        for path in paths:
+            held = _held.get(path)
+            if held is None:
+                held = _held[path] = _Held(refs=0, created=_create(path))
+            held.refs += 1
+            taken.append(path)
+    return tuple(taken)
+
+
+def release(paths: Iterable[Path]) -> None:
+    """Drop one reference per path; remove the placeholders nobody uses any more."""
+    with _lock:
+        for path in paths:
+            held = _held.get(path)
+            if held is None:
+                continue
+            held.refs -= 1
+            if held.refs > 0:
+                continue
+            del _held[path]
+            if held.created:
+                _remove_if_unchanged(path)
+
+
+def _create(path: Path) -> bool:
+    dir_fd = os.open(path.parent, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+    try:
+        try:
+            fd = os.open(
+                path.name, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o644, dir_fd=dir_fd
+            )
+        except FileExistsError:
+            return False  # created meanwhile: then it is a file like any other, and not ours
+        with os.fdopen(fd, "wb") as out:
+            out.write(placeholder_text(path.name))
+        return True
+    finally:
+        os.close(dir_fd)
+
+
+def _remove_if_unchanged(path: Path) -> None:
+    with contextlib.suppress(OSError):
+        if not path.is_symlink() and path.read_bytes() == placeholder_text(path.name):
+            path.unlink()
