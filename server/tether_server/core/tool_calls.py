@@ -14,6 +14,7 @@ from tether_server.core.exec_plan import plan_exec
 from tether_server.core.ids import now_ms
 from tether_server.core.toolbox import Tool, ToolArgumentError, ToolCall, ToolContext, ToolOutput
 from tether_server.errors import SandboxError, TetherError
+from tether_server.sandbox.messages import new_protected_warning
 from tether_server.tools import apply_patch as ap
 from tether_server.tools.exec.requested_shell import ShellRefusedError
 from tether_server.tools.exec.sessions import ExecRequest
@@ -127,6 +128,10 @@ async def _run_command(
     def on_output(text: str) -> None:
         ctx.sink.emit_delta(ev.CommandOutputDelta(ctx.thread_id, ctx.turn_id, call_id, text))
 
+    def on_new_protected(paths: list[Path]) -> None:
+        ctx.sink.emit_delta(ev.ThreadWarning(ctx.thread_id, new_protected_warning(cmd, paths)))
+
+    prepared.on_new_protected = on_new_protected
     request = ExecRequest(
         argv=prepared.argv,
         cwd=cwd,

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
+from pathlib import Path
 
 
 @dataclass(frozen=True)
@@ -123,3 +125,17 @@ def classify_bwrap_failure(stderr: str, returncode: int) -> Diagnosis:
 def refusal(reason: str, fix: str) -> str:
     """The text of the error a refused command reports."""
     return f"sandbox unavailable, command not run: {reason}. To fix: {fix}"
+
+
+def new_protected_warning(command: str, paths: Sequence[Path]) -> str:
+    """The warning for `.git`/`.codex`/`.agents` entries a sandboxed command created.
+
+    Such a repository (or config) belongs to the model: its configuration can name programs that
+    run under the next `git` (core.fsmonitor, filters, hooks) or settings Codex tools read.
+    """
+    shown = ", ".join(str(p) for p in paths[:5]) + (f" and {len(paths) - 5} more" if len(paths) > 5 else "")
+    return (
+        f"The command `{command}` created {shown}. A repository or config the model created can make "
+        "git run programs of its choosing (core.fsmonitor, filters, hooks); check it with "
+        "`git config --list --show-origin` before you run git there."
+    )

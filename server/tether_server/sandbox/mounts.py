@@ -123,6 +123,20 @@ def plan_mounts(
     )
 
 
+def appeared_since(plan: MountPlan) -> list[Path]:
+    """Protected entries (`.git`, `.codex`, `.agents`, top-level or nested within the walk's bounds)
+    under the plan's writable roots that were not there when it was made: what a command created."""
+    before = {*plan.read_only_paths, *plan.stub_paths}
+    hidden = (*plan.hidden_dirs, *plan.hidden_files)
+    now: list[Path] = []
+    for root in plan.writable_roots:
+        now += [root / name for name in PROTECTED_NAMES if os.path.lexists(root / name)]
+        now += nested_protected(
+            root, PROTECTED_NAMES, roots=plan.writable_roots, hidden=hidden, skip=stubs.is_stub
+        )
+    return [path for path in dict.fromkeys(now) if path not in before and not stubs.is_stub(path)]
+
+
 def is_system_path(path: Path) -> bool:
     """True for `/`, a system directory or anything inside /proc, /sys or /dev (canonical paths)."""
     if path in SYSTEM_ROOTS or (len(path.parts) == 2 and path.name.startswith("lib")):

@@ -22,7 +22,7 @@ from tether_server.errors import SandboxError
 from tether_server.sandbox import seccomp, startup, stubs
 from tether_server.sandbox.bwrap import build_bwrap_argv
 from tether_server.sandbox.messages import refusal
-from tether_server.sandbox.mounts import plan_mounts
+from tether_server.sandbox.mounts import MountPlan, appeared_since, plan_mounts
 from tether_server.sandbox.policy import SandboxPolicy
 from tether_server.sandbox.probe import SandboxCapability
 
@@ -34,10 +34,14 @@ class PreparedCommand:
     Attributes:
         argv: the argv to execute (bwrap + command, or the command itself when unsandboxed).
         pass_fds: fds the child must inherit (the seccomp program).
+        on_new_protected: told, at `cleanup`, of the `.git`/`.codex`/`.agents` entries the
+            command created under a writable root (a repository Tether must not trust and the
+            user should know about); sandboxed commands only.
     """
 
     argv: list[str]
     pass_fds: tuple[int, ...] = ()
+    on_new_protected: Callable[[list[Path]], None] | None = None
     _cleanups: list[Callable[[], None]] = field(default_factory=list, repr=False)
     _status_fd: int | None = field(default=None, repr=False)
 
@@ -55,6 +59,13 @@ class PreparedCommand:
         except BlockingIOError:
             status = b""
         return b'"exit-code"' not in status
+
+    def _report_new_protected(self, mounts: MountPlan) -> None:
+        if self.on_new_protected is None:
+            return
+        created = appeared_since(mounts)
+        if created:
+            self.on_new_protected(created)
 
     def cleanup(self) -> None:
         """Close inherited fds and remove mount stubs; call once the process has exited. Idempotent."""
@@ -111,6 +122,7 @@ def prepare(
         prepared.cleanup()
         raise SandboxError(f"cannot create a placeholder for a shell startup file: {exc}") from exc
     prepared._cleanups.append(lambda: startup.release(placeholders))
+    prepared._cleanups.append(lambda: prepared._report_new_protected(mounts))
     status_read, status_write = os.pipe2(os.O_CLOEXEC)
     os.set_blocking(status_read, False)
     prepared.pass_fds = (fd, status_write)
