@@ -139,6 +139,22 @@ class TurnToolOutput(WireModel):
     retain: bool = False
 
 
+class TurnEnvironmentParams(WireModel):
+    """An environment a turn runs in (Tether has one: `local`)."""
+
+    environment_id: str
+    cwd: str
+    runtime_workspace_roots: list[str] | None = None
+
+
+class AdditionalContextEntry(WireModel):
+    """A context fragment a client adds to a turn: `untrusted` data or the `application`'s own."""
+
+    kind: Literal["untrusted", "application"]
+    value: str
+    name: str | None = None
+
+
 class TurnStartParams(WireModel):
     """`turn/start` params; overrides persist for later turns."""
 
@@ -162,6 +178,9 @@ class TurnStartParams(WireModel):
     root_turn_id: str | None = None
     tool_output: TurnToolOutput | None = None
     collaboration_mode: CollaborationMode | None = None
+    permissions: str | None = None
+    environments: list[TurnEnvironmentParams] | None = None
+    additional_context: dict[str, AdditionalContextEntry] | None = None
 
 
 class TurnStartResponse(WireModel):

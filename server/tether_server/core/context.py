@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from tether_server import log, safe_read
-from tether_server.core.settings import TurnSettings, sandbox_mode_of
+from tether_server.core.settings import AdditionalContext, TurnSettings, sandbox_mode_of
 from tether_server.core.skills_context import skills_section
 
 AGENTS_FILE = "AGENTS.md"
@@ -245,3 +245,19 @@ def settings_update(previous: TurnSettings, current: TurnSettings) -> list[dict[
     if previous.cwd != current.cwd:
         out.append(text_message("user", environment_context(current.cwd)))
     return out
+
+
+def additional_context(entries: Sequence[AdditionalContext]) -> list[dict[str, Any]]:
+    """`turn/start`'s `additionalContext` as Codex 0.169.0 puts it before the user's input: untrusted
+    fragments first, each as a tool output of the `agent` namespace named after its source (so the
+    model treats it as data, not as instructions), then the client's own as developer messages
+    tagged with their key."""
+    untrusted = [
+        {"type": "function_call_output", "name": e.name or e.key, "namespace": "agent", "output": e.value}
+        for e in entries
+        if e.kind == "untrusted"
+    ]
+    application = [
+        text_message("developer", f"<{e.key}>{e.value}</{e.key}>") for e in entries if e.kind != "untrusted"
+    ]
+    return untrusted + application

@@ -180,6 +180,13 @@ class AgentMessageDelta(ItemDelta):
 
 
 @dataclass(slots=True)
+class PlanDelta(ItemDelta):
+    """Text of plan mode's proposed plan, streamed (the completed item is authoritative)."""
+
+    delta: str
+
+
+@dataclass(slots=True)
 class ReasoningSummaryPartAdded(ItemDelta):
     summary_index: int
 
@@ -302,3 +309,33 @@ class ApprovalAnswer:
 
 
 ACCEPTED = frozenset({"accept", "acceptForSession", "acceptWithExecpolicyAmendment"})
+
+
+# ---- questions to the user (plan mode) -------------------------------------------------------------
+
+
+@dataclass(slots=True)
+class UserInputQuestion:
+    """One question of `request_user_input`; `options` are (label, description) pairs."""
+
+    id: str
+    header: str
+    question: str
+    options: tuple[tuple[str, str], ...] | None
+
+
+@dataclass(slots=True)
+class UserInputAsk:
+    """Questions the model puts to the user; always asked of the clients, never of a reviewer."""
+
+    thread_id: str
+    turn_id: str
+    item_id: str
+    questions: tuple[UserInputQuestion, ...]
+
+
+@dataclass(slots=True)
+class UserInputAnswer:
+    """The chosen or typed answers by question id; None when the client refused to answer."""
+
+    answers: dict[str, tuple[str, ...]] | None

@@ -13,19 +13,31 @@ from typing import Any
 from tether_server.core import dynamic_calls, mcp_calls, web_search
 from tether_server.core.dynamic_calls import DynamicTools
 from tether_server.core.tool_calls import BUILTIN_TOOLS
-from tether_server.core.toolbox import StaticTools, Tool, ToolCall, ToolContext, ToolOutput, ToolRegistry
+from tether_server.core.toolbox import (
+    StaticTools,
+    Tool,
+    ToolCall,
+    ToolContext,
+    ToolOutput,
+    ToolRegistry,
+    ToolSource,
+)
 from tether_server.tools.mcp.manager import PREFIX, McpManager
 
 BUILTIN = StaticTools(BUILTIN_TOOLS)
 
 
 def registry(
-    web_search_mode: str, mcp: McpManager | None, dynamic: DynamicTools | None = None
+    web_search_mode: str,
+    mcp: McpManager | None,
+    dynamic: DynamicTools | None = None,
+    modes: ToolSource | None = None,
 ) -> ToolRegistry:
-    """The tools of a turn."""
+    """The tools of a turn; `modes`: the collaboration mode's (`plan_mode.tools`), beside the built-in."""
     hosted, servers = HostedSearch(web_search_mode), McpTools(mcp)
     client = ClientTools(dynamic)
-    return ToolRegistry(offered=[BUILTIN, hosted, servers, client], lookup=[BUILTIN, client, servers])
+    core: list[ToolSource] = [BUILTIN] if modes is None else [BUILTIN, modes]
+    return ToolRegistry(offered=[*core, hosted, servers, client], lookup=[*core, client, servers])
 
 
 class HostedSearch:

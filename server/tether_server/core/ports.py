@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Protocol
 
-from tether_server.core.events import ApprovalAnswer, ApprovalAsk, CoreEvent
+from tether_server.core.events import ApprovalAnswer, ApprovalAsk, CoreEvent, UserInputAnswer, UserInputAsk
 
 
 class EventSink(Protocol):
@@ -30,4 +30,8 @@ class ApprovalDenied(Exception):
 class ApprovalPort(Protocol):
     async def request(self, ask: ApprovalAsk) -> ApprovalAnswer:
         """Ask the subscribed clients; returns the first answer. Raises ApprovalDenied."""
+        ...
+
+    async def request_user_input(self, ask: UserInputAsk) -> UserInputAnswer:
+        """Put the model's questions to the subscribed clients; returns the first answer."""
         ...

@@ -211,6 +211,12 @@ class ThreadSession:
             return ev.ApprovalAnswer("decline")
         return await self.deps.approvals_for(self.thread_id).request(ask)
 
+    async def ask_user(self, ask: ev.UserInputAsk) -> ev.UserInputAnswer:
+        """Put the model's questions to the clients: only a person answers them, never a reviewer."""
+        if self.deps.approvals_for is None:
+            return ev.UserInputAnswer(None)
+        return await self.deps.approvals_for(self.thread_id).request_user_input(ask)
+
 
 def _check_steerable(turn: ActiveTurn) -> None:
     if turn.kind is not None:

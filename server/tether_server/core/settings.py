@@ -7,6 +7,17 @@ from typing import Any
 
 
 @dataclass(frozen=True)
+class AdditionalContext:
+    """One fragment of `turn/start`'s `additionalContext`: `untrusted` (e.g. a web page) or
+    `application` (the client's own), under the client's key."""
+
+    key: str
+    kind: str
+    value: str
+    name: str | None = None
+
+
+@dataclass(frozen=True)
 class TurnSettings:
     cwd: str
     model: str
@@ -22,6 +33,12 @@ class TurnSettings:
     developer_instructions: str | None = None
     personality: str | None = None
     service_tier: str | None = None
+    collaboration_mode: str = "default"  # "default" | "plan"
+    collaboration_instructions: str | None = None
+    """The client's instructions for the mode; None: Tether's own for it."""
+    additional_context: tuple[AdditionalContext, ...] = ()
+    """Context the client gave with the latest `turn/start`: told the model once, with that input,
+    then dropped (not saved with the thread's settings)."""
 
     def with_overrides(self, **changes: Any) -> TurnSettings:
         """Apply the non-None overrides."""
@@ -42,6 +59,8 @@ class TurnSettings:
             "developerInstructions": self.developer_instructions,
             "personality": self.personality,
             "serviceTier": self.service_tier,
+            "collaborationMode": self.collaboration_mode,
+            "collaborationInstructions": self.collaboration_instructions,
         }
 
     @classmethod
@@ -59,6 +78,8 @@ class TurnSettings:
             developer_instructions=data.get("developerInstructions"),
             personality=data.get("personality"),
             service_tier=data.get("serviceTier"),
+            collaboration_mode=data.get("collaborationMode") or "default",
+            collaboration_instructions=data.get("collaborationInstructions"),
         )
 
 

@@ -12,6 +12,7 @@ from tether_server.core import events as ev
 from tether_server.core import items, web_search
 from tether_server.core.ids import now_ms
 from tether_server.core.ports import EventSink
+from tether_server.core.proposed_plan import ProposedPlan
 from tether_server.core.tool_calls import emit_turn_diff
 from tether_server.core.toolbox import ToolContext, dispatch
 from tether_server.core.usage import UsageTracker
@@ -62,6 +63,8 @@ class TurnRun:
     """The deltas of each agent message in `active_items`."""
     steered: asyncio.Event | None = None
     """Set when the user steers: the response being streamed is cut short for the next request."""
+    plan: ProposedPlan | None = None
+    """Plan mode: splits the `<proposed_plan>` block out of the assistant's text."""
 
     async def started(self, item: items.ThreadItem) -> None:
         await self.sink.emit(ev.ItemStarted(self.thread_id, self.turn_id, item))
@@ -133,6 +136,10 @@ async def _on_done(run: TurnRun, item: dict[str, Any]) -> items.AgentMessage | N
             message = items.AgentMessage(item_id, "", now_ms(), item.get("phase"))
             await run.started(message)
         message.text = _message_text(item)
+        if run.plan is not None:
+            message.text = await run.plan.on_message_done(
+                run.sink, run.tools.record_item, item_id, message.text
+            )
         done = message
     elif kind == "reasoning":
         reasoning = known if isinstance(known, items.Reasoning) else None
@@ -167,6 +174,17 @@ def _on_text_deltas(run: TurnRun, events: list[OutputTextDelta]) -> None:
             parts.append(event.delta)
         deltas.append(ev.AgentMessageDelta(thread_id, turn_id, event.item_id, event.delta))
     run.sink.emit_deltas(deltas)
+
+
+async def _texts(run: TurnRun, events: list[OutputTextDelta]) -> None:
+    if run.plan is None:
+        _on_text_deltas(run, events)
+        return
+    for event in events:
+        parts = run.streamed_text.get(event.item_id)
+        if parts is not None:
+            parts.append(event.delta)
+    await run.plan.on_deltas(run.sink, events)
 
 
 def _on_delta(run: TurnRun, event: Any) -> None:
@@ -252,13 +270,13 @@ class _Response:
                         texts.append(event)
                         continue
                     if texts:
-                        _on_text_deltas(run, texts)
+                        await _texts(run, texts)
                         texts = []
                     await self._handle(event)
                     if self.cut or self.completed:
                         break
                 if texts:
-                    _on_text_deltas(run, texts)
+                    await _texts(run, texts)
         finally:
             close = getattr(stream, "aclose", None)
             if close is not None:

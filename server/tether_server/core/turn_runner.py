@@ -9,15 +9,17 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Awaitable, Callable
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 from tether_server import log, metrics, telemetry
-from tether_server.core import compaction, context, external_tools, items
+from tether_server.core import compaction, context, external_tools, items, plan_mode
 from tether_server.core import events as ev
 from tether_server.core.approval import TurnCancelled
 from tether_server.core.history import normalized
 from tether_server.core.ids import now_ms, now_s, uuid7
+from tether_server.core.proposed_plan import ProposedPlan
 from tether_server.core.toolbox import ToolContext, ToolRegistry
 from tether_server.core.turn import SamplingResult, TurnRun, sample_with_retries
 from tether_server.core.turn_scope import ActiveTurn, TurnScope
@@ -121,6 +123,8 @@ async def _record_context(session: TurnScope, turn: ActiveTurn) -> None:
         extra = context.context_messages(session.settings, docs)
     else:
         extra = context.settings_update(session.reference, session.settings)
+    if plan_mode.mode_changed(session.reference, session.settings):
+        extra.append(plan_mode.mode_message(session.settings))
     for entry in extra:
         session.recorder.history_entry(turn.id, entry)
     session.reference = session.settings
@@ -166,7 +170,8 @@ async def sample_until_done(session: TurnScope, turn: ActiveTurn) -> items.Agent
     """The work of a normal turn: sample, run the tools, repeat while the model or the user has more."""
     final: items.AgentMessage | None = None
     deps = session.deps
-    tools = external_tools.registry(deps.web_search, deps.mcp, session.dynamic)
+    modes = plan_mode.tools(session.settings, session.ask_user)
+    tools = external_tools.registry(deps.web_search, deps.mcp, session.dynamic, modes)
     run = TurnRun(
         thread_id=session.thread_id,
         turn_id=turn.id,
@@ -178,6 +183,9 @@ async def sample_until_done(session: TurnScope, turn: ActiveTurn) -> items.Agent
         usage=session.usage,
         stream_max_retries=session.deps.stream_max_retries,
         steered=turn.steered,
+        plan=ProposedPlan(session.thread_id, turn.id)
+        if session.settings.collaboration_mode == plan_mode.PLAN
+        else None,
     )
     if session.needs_compaction():
         await compaction.run_in_turn(session, turn)
@@ -195,6 +203,10 @@ async def _record_user_input(session: TurnScope, turn: ActiveTurn) -> None:
     """Record every pending input as a user message item (and into the model history)."""
     recorder = session.recorder
     while turn.pending:
+        # What the client sent along with this input reaches the model just before it, once.
+        for entry in context.additional_context(session.settings.additional_context):
+            recorder.history_entry(turn.id, entry)
+        session.settings = replace(session.settings, additional_context=())
         content, client_id = turn.pending.pop(0)
         item = items.UserMessage(uuid7(), content, client_id, now_ms())
         await session.sink.emit(ev.ItemStarted(session.thread_id, turn.id, item))

@@ -12,7 +12,7 @@ from typing import Any
 
 from tether_server.core import events as ev
 from tether_server.core.ports import ApprovalDenied
-from tether_server.processor import projection
+from tether_server.processor import projection, user_input
 from tether_server.processor.subscriptions import Subscriptions
 from tether_server.rpc.connection import Connection
 from tether_server.rpc.outgoing import PendingRequest, ServerRequests, send_notification
@@ -87,3 +87,11 @@ class ThreadApprovals:
     async def request(self, ask: ev.ApprovalAsk) -> ev.ApprovalAnswer:
         method, params = projection.approval_request(ask)
         return projection.approval_answer(await self._broker.request(self._thread_id, method, params))
+
+    async def request_user_input(self, ask: ev.UserInputAsk) -> ev.UserInputAnswer:
+        method, params = user_input.request(ask)
+        try:
+            result = await self._broker.request(self._thread_id, method, params)
+        except ApprovalDenied:
+            return ev.UserInputAnswer(None)
+        return user_input.answer(result)

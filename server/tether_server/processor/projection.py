@@ -179,6 +179,11 @@ def _agent_delta(e: ev.AgentMessageDelta) -> WireParams[n.AgentMessageDeltaNotif
     return WireParams(params)
 
 
+@_projects(ev.PlanDelta, sm.ITEM_PLAN_DELTA)
+def _plan_delta(e: ev.PlanDelta) -> WireParams[n.PlanDeltaNotification]:
+    return WireParams({"threadId": e.thread_id, "turnId": e.turn_id, "itemId": e.item_id, "delta": e.delta})
+
+
 @_projects(ev.ReasoningSummaryPartAdded, sm.ITEM_REASONING_SUMMARY_PART_ADDED)
 def _summary_part(e: ev.ReasoningSummaryPartAdded) -> WireParams[n.ReasoningSummaryPartAddedNotification]:
     return WireParams(

@@ -8,7 +8,7 @@ from tether_protocol.v2 import thread_admin as ta
 from tether_protocol.v2 import turn as tu
 from tether_protocol.v2.inputs import UserInput
 from tether_server.errors import Conflict, NotFound, archived_message
-from tether_server.processor import projection
+from tether_server.processor import projection, turn_options
 from tether_server.processor.settings import turn_settings, wire
 from tether_server.processor.state import ServerState
 from tether_server.rpc.context import RequestContext
@@ -40,7 +40,7 @@ async def start(state: ServerState, ctx: RequestContext, params: tu.TurnStartPar
         raise Conflict(DRAINING, data={"reason": "serverShuttingDown"})
     if handle.record.archived:
         raise Conflict(archived_message(params.thread_id))
-    settings = turn_settings(handle.settings, params)
+    settings = turn_options.apply(state.config.config, turn_settings(handle.settings, params), params)
     schema = params.output_schema if isinstance(params.output_schema, dict) else None
     turn_id, release = await handle.start_turn(
         _content(params.input), params.client_user_message_id, settings, schema

@@ -31,6 +31,7 @@ SAMPLES: list[ev.CoreEvent] = [
     ev.ItemStarted(T, U, _AGENT),
     ev.ItemCompleted(T, U, items.Plan("plan-1", "[ ] step", 10, 20)),
     ev.AgentMessageDelta(T, U, "msg-1", "he"),
+    ev.PlanDelta(T, U, "turn-1-plan", "# Plan\n"),
     ev.ReasoningSummaryPartAdded(T, U, "rs-1", 0),
     ev.ReasoningSummaryDelta(T, U, "rs-1", "thinking", 0),
     ev.ReasoningTextDelta(T, U, "rs-1", "raw", 1),

@@ -110,6 +110,13 @@ _object_samples: list[tuple[str, WireModel]] = [
     ),
     ("Settings", tu.CollaborationSettings(model="m", reasoning_effort="low", developer_instructions="d")),
     ("TurnToolOutput", tu.TurnToolOutput(name="t", namespace="ns", output="done", retain=True)),
+    ("AdditionalContextEntry", tu.AdditionalContextEntry(kind="untrusted", value="v", name="page")),
+    ("AdditionalContextEntry", tu.AdditionalContextEntry(kind="application", value="v")),
+    ("TurnEnvironmentParams", tu.TurnEnvironmentParams(environment_id="local", cwd=s.CWD)),
+    (
+        "TurnEnvironmentParams",
+        tu.TurnEnvironmentParams(environment_id="local", cwd=s.CWD, runtime_workspace_roots=[s.CWD]),
+    ),
     (
         "TurnStartParams",
         tu.TurnStartParams(

@@ -14,6 +14,8 @@ export type ActiveTurnNotSteerableInfo = { activeTurnNotSteerable: NonSteerableT
 
 export type AddChange = { type: "add"; };
 
+export type AdditionalContextEntry = { kind: "untrusted" | "application"; name?: string | null; value: string; };
+
 export type AgentMessageDeltaNotification = { delta: string; itemId: string; threadId: string; turnId: string; };
 
 export type AgentMessageItem = { completedAtMs: number | null; delivery: "async" | null; id: string; memoryCitation: MemoryCitation | null; moderation: AgentMessageModeration | null; phase: ("commentary" | "partial_answer" | "final_answer") | null; questions: Array<AsyncUserInputQuestion> | null; startedAtMs: number | null; text: string; type: "agentMessage"; };
@@ -612,6 +614,8 @@ export type TurnCompletedNotification = { threadId: string; turn: Turn; };
 
 export type TurnDiffUpdatedNotification = { diff: string; threadId: string; turnId: string; };
 
+export type TurnEnvironmentParams = { cwd: string; environmentId: string; runtimeWorkspaceRoots?: Array<string> | null; };
+
 export type TurnError = { additionalDetails: string | null; codexErrorInfo: CodexErrorInfo | null; message: string; misalignment: unknown; };
 
 export type TurnInterruptParams = { threadId: string; turnId: string; };
@@ -622,7 +626,7 @@ export type TurnPlanStep = { status: "pending" | "inProgress" | "completed"; ste
 
 export type TurnPlanUpdatedNotification = { explanation: string | null; plan: Array<TurnPlanStep>; threadId: string; turnId: string; };
 
-export type TurnStartParams = { approvalPolicy?: AskForApproval | null; approvalsReviewer?: ("user" | "auto_review" | "guardian_subagent") | null; clientUserMessageId?: string | null; collaborationMode?: CollaborationMode | null; cwd?: string | null; disabledPluginIds?: Array<string> | null; effort?: string | null; input: Array<UserInput>; model?: string | null; outputSchema?: unknown; parentTurnId?: string | null; personality?: ("none" | "friendly" | "pragmatic") | null; rootTurnId?: string | null; sandboxPolicy?: SandboxPolicy | null; serviceTier?: string | null; serviceTierForTurn?: string | null; summary?: ("auto" | "concise" | "detailed" | "none") | null; threadId: string; toolOutput?: TurnToolOutput | null; turnTrigger?: string | null; };
+export type TurnStartParams = { additionalContext?: { [key: string]: AdditionalContextEntry; } | null; approvalPolicy?: AskForApproval | null; approvalsReviewer?: ("user" | "auto_review" | "guardian_subagent") | null; clientUserMessageId?: string | null; collaborationMode?: CollaborationMode | null; cwd?: string | null; disabledPluginIds?: Array<string> | null; effort?: string | null; environments?: Array<TurnEnvironmentParams> | null; input: Array<UserInput>; model?: string | null; outputSchema?: unknown; parentTurnId?: string | null; permissions?: string | null; personality?: ("none" | "friendly" | "pragmatic") | null; rootTurnId?: string | null; sandboxPolicy?: SandboxPolicy | null; serviceTier?: string | null; serviceTierForTurn?: string | null; summary?: ("auto" | "concise" | "detailed" | "none") | null; threadId: string; toolOutput?: TurnToolOutput | null; turnTrigger?: string | null; };
 
 export type TurnStartResponse = { turn: Turn; };
 
