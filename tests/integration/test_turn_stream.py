@@ -77,4 +77,5 @@ async def test_the_model_request_carries_instructions_context_and_the_user_messa
         "write_stdin",
         "update_plan",
         "apply_patch",
+        "request_user_input",
     ]
