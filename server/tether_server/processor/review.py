@@ -14,12 +14,10 @@ from pathlib import Path
 from typing import Any
 
 from tether_protocol.v2 import review_mode as rm
-from tether_protocol.v2.turn import Turn
 from tether_server.core.review_mode import ReviewJob
 from tether_server.errors import Conflict, NotFound, SandboxError, archived_message
-from tether_server.processor import projection
 from tether_server.processor.state import ServerState
-from tether_server.processor.turn import DRAINING
+from tether_server.processor.turn import DRAINING, answer_then_run
 from tether_server.rpc.context import RequestContext
 from tether_server.sandbox.runner import PreparedCommand
 from tether_server.tools import git_review
@@ -68,7 +66,5 @@ async def start(
     settings = handle.settings
     repo = git_review.Repo(settings.cwd, _launcher(state, settings.sandbox_policy))
     scope = await _scope(params.target, repo)
-    turn_id, release = await handle.start_review(ReviewJob(scope.label, scope.request))
-    ctx.after_response(release)
-    turn = Turn.model_validate(projection.turn_json(turn_id, "inProgress", started_at=None))
-    return rm.ReviewStartResponse(turn=turn, review_thread_id=params.thread_id)
+    started = await handle.start_review(ReviewJob(scope.label, scope.request))
+    return rm.ReviewStartResponse(turn=answer_then_run(ctx, started), review_thread_id=params.thread_id)

@@ -12,7 +12,7 @@ from tether_server.processor import projection, turn_options
 from tether_server.processor.settings import turn_settings, wire
 from tether_server.processor.state import ServerState
 from tether_server.rpc.context import RequestContext
-from tether_server.threads.handle import ThreadHandle
+from tether_server.threads.handle import StartedTurn, ThreadHandle
 
 DRAINING = "Server is draining; retry after reconnecting"
 
@@ -42,12 +42,15 @@ async def start(state: ServerState, ctx: RequestContext, params: tu.TurnStartPar
         raise Conflict(archived_message(params.thread_id))
     settings = turn_options.apply(state.config.config, turn_settings(handle.settings, params), params)
     schema = params.output_schema if isinstance(params.output_schema, dict) else None
-    turn_id, release = await handle.start_turn(
-        _content(params.input), params.client_user_message_id, settings, schema
-    )
-    ctx.after_response(release)
-    turn = projection.turn_json(turn_id, "inProgress", started_at=None)
-    return tu.TurnStartResponse.model_validate({"turn": turn})
+    started = await handle.start_turn(_content(params.input), params.client_user_message_id, settings, schema)
+    return tu.TurnStartResponse(turn=answer_then_run(ctx, started))
+
+
+def answer_then_run(ctx: RequestContext, started: StartedTurn) -> tu.Turn:
+    """The started turn as the answer shows it; it runs once that answer is out, so that the
+    answer precedes the turn's events (the handle has already made it durable)."""
+    ctx.after_response(started.release)
+    return tu.Turn.model_validate(projection.turn_json(started.id, "inProgress", started_at=None))
 
 
 async def steer(state: ServerState, ctx: RequestContext, params: tu.TurnSteerParams) -> tu.TurnSteerResponse:

@@ -21,6 +21,7 @@ from tether_server.core.ids import now_ms
 from tether_server.core.review_mode import ReviewJob
 from tether_server.core.session import ThreadSession
 from tether_server.core.settings import TurnSettings
+from tether_server.core.turn_scope import ActiveTurn
 from tether_server.store.base import Batch, EventRecord, ThreadRecord, ThreadStore
 
 _log = log.get("tether.threads")
@@ -62,6 +63,13 @@ ManyListener = Callable[[list[ThreadEvent]], None]
 
 Project = Callable[[CoreEvent], tuple[AnyNotificationSpec, WireParams[Any]]]
 """Core event → (notification spec, params); the processor's projection, injected at composition."""
+
+
+class StartedTurn(NamedTuple):
+    """A turn on disk but held: `release` lets it run (after the client has been answered)."""
+
+    id: str
+    release: Callable[[], None]
 
 
 class ThreadHandle:
@@ -135,7 +143,7 @@ class ThreadHandle:
         client_id: str | None,
         settings: TurnSettings,
         output_schema: dict[str, Any] | None = None,
-    ) -> tuple[str, Callable[[], None]]:
+    ) -> StartedTurn:
         """Start a turn, or steer into the active one; returns the turn's id and its release.
 
         A new turn is on disk (in progress) before this returns, so a turn a client was told
@@ -144,14 +152,8 @@ class ThreadHandle:
         """
         turn, new = self._s.start_turn(content, client_id, settings, output_schema, released=False)
         if not new:
-            return turn.id, _nothing
-        try:
-            await self._commit_pending()
-        except BaseException:
-            self._s.interrupt(turn.id)
-            turn.released.set()
-            raise
-        return turn.id, turn.released.set
+            return StartedTurn(turn.id, _nothing)
+        return await self._commit_or_abort(turn)
 
     def steer(self, content: list[dict[str, Any]], expected_turn_id: str, client_id: str | None) -> str:
         return self._s.steer(content, expected_turn_id, client_id)
@@ -174,16 +176,20 @@ class ThreadHandle:
     def start_compact(self) -> None:
         self._s.start_compact()
 
-    async def start_review(self, job: ReviewJob) -> tuple[str, Callable[[], None]]:
+    async def start_review(self, job: ReviewJob) -> StartedTurn:
         """Start a review turn; returns its id and its release (as `start_turn` does)."""
-        turn = self._s.start_review(job, released=False)
+        return await self._commit_or_abort(self._s.start_review(job, released=False))
+
+    async def _commit_or_abort(self, turn: ActiveTurn) -> StartedTurn:
+        """Make a new, still held turn durable, or abort it: a turn the client is not told about
+        must not run. Its release is the caller's, to call once the client has its answer."""
         try:
-            await self._commit_pending()
+            await self._commit()
         except BaseException:
             self._s.interrupt(turn.id)
             turn.released.set()
             raise
-        return turn.id, turn.released.set
+        return StartedTurn(turn.id, turn.released.set)
 
     def note_interrupted(self, turn_id: str) -> None:
         """Tell the model that a turn was cut short (a crash left it open)."""
@@ -240,13 +246,7 @@ class ThreadHandle:
         if event.durability is Durability.LAZY:
             self._emit_lazy(spec, params)
             return
-        # One durable event at a time, and deltas raised meanwhile wait behind it, so that seq
-        # order is publish order (clients resuming with afterSeq rely on it).
-        async with self._commit_lock:
-            try:
-                await self._commit_and_publish(spec, params)
-            finally:
-                self._release_held()
+        await self._commit((spec, params))
 
     def _release_held(self) -> None:
         held, self._held = self._held, []
@@ -256,40 +256,35 @@ class ThreadHandle:
             else:
                 self._publish(self._next(held_spec, held_params, durable=False))
 
-    async def _commit_and_publish(self, spec: AnyNotificationSpec, params: WireParams[Any]) -> None:
-        event = self._next(spec, params, durable=True)
-        recorder = self._s.recorder
-        if not self.ephemeral and recorder.materialized:
-            pending = recorder.take_batch() or Batch()
-            pending.events.extend(self._lazy)
-            pending.events.append(
-                EventRecord(event.thread_id, event.seq, spec.name, params, event.emitted_at_ms)
-            )
-            if pending.thread is None:
-                pending.thread = recorder.record
-            recorder.record.last_seq = event.seq
-            cancelled = await _commit_to_the_end(self._store.commit(pending))
-            self._lazy = []
-            self._publish(event)
-            if cancelled:
-                raise asyncio.CancelledError
-            return
-        self._lazy = []
-        self._publish(event)
+    async def _commit(self, announce: tuple[AnyNotificationSpec, WireParams[Any]] | None = None) -> None:
+        """Commit the session's pending batch, the lazy events sent since the last commit and the
+        durable event `announce` (if any) in one transaction; only then publish that event.
 
-    async def _commit_pending(self) -> None:
-        """Commit what the session has recorded, with no event of its own."""
-        recorder = self._s.recorder
-        if self.ephemeral or not recorder.materialized:
-            return
+        One commit at a time, and deltas raised meanwhile wait behind it, so that seq order is
+        publish order (clients resuming with afterSeq rely on it). A cancellation that arrives
+        meanwhile is re-raised once the commit is done and the event published.
+        """
         async with self._commit_lock:
             try:
-                pending = recorder.take_batch() or Batch()
-                pending.events.extend(self._lazy)
-                if pending.thread is None:
-                    pending.thread = recorder.record
-                cancelled = await _commit_to_the_end(self._store.commit(pending))
+                event = None if announce is None else self._next(*announce, durable=True)
+                recorder = self._s.recorder
+                cancelled = False
+                if not self.ephemeral and recorder.materialized:
+                    pending = recorder.take_batch() or Batch()
+                    pending.events.extend(self._lazy)
+                    if event is not None:
+                        pending.events.append(
+                            EventRecord(
+                                event.thread_id, event.seq, event.method, event.params, event.emitted_at_ms
+                            )
+                        )
+                        recorder.record.last_seq = event.seq
+                    if pending.thread is None:
+                        pending.thread = recorder.record
+                    cancelled = await _commit_to_the_end(self._store.commit(pending))
                 self._lazy = []
+                if event is not None:
+                    self._publish(event)
                 if cancelled:
                     raise asyncio.CancelledError
             finally:
