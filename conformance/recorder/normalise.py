@@ -76,6 +76,9 @@ class Normaliser:
         """`value` normalised; dict keys come out sorted, the order the transcript is written in,
         so that ids are numbered in the order a reader meets them."""
         if value is not None and not isinstance(value, bool | dict | list):
+            if key == "developer_instructions" and isinstance(value, str):
+                # A collaboration mode's settings carry Codex's mode instructions in full.
+                return PROSE
             if key in TIMESTAMP_KEYS:
                 return "<TS>"
             if key in KEY_PLACEHOLDERS:

@@ -141,7 +141,7 @@ async def _run_step(session: Session, step: Step, values: dict[str, str], work: 
     params = _fill(step.params, values)
     match step.op:
         case "handshake":
-            await session.request("initialize", {"clientInfo": CLIENT_INFO})
+            await session.request("initialize", params or {"clientInfo": CLIENT_INFO})
             await session.notify("initialized", None)
         case "request":
             await session.request(str(step.method), params, step.request_id)

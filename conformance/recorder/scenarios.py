@@ -205,6 +205,20 @@ HANDSHAKE_ERRORS = [
     QUIESCE,
 ]
 
+PLAN_TEXT = "I looked around.\n<proposed_plan>\n# Plan\n\n- step one\n- step two\n</proposed_plan>\n"
+PLAN_QUESTIONS = (
+    '{"questions": [{"id": "scope", "header": "Scope", "question": "Which module first?", "options": '
+    '[{"label": "core (Recommended)", "description": "The core loop."}, {"label": "cli", "description": '
+    '"The command line."}]}]}'
+)
+PLAN_MODE = {"mode": "plan", "settings": {"model": MODEL, "developer_instructions": None}}
+
+
+def _plan_script() -> list[ScriptedResponse]:
+    ask = function_call("request_user_input", PLAN_QUESTIONS, "call_rui_1", item_id="fc_resp_mock_1_0")
+    return [_answer(1, ask, output_tokens=60), _text(2, PLAN_TEXT, 8, 40)]
+
+
 SCENARIOS = [
     Scenario(
         "simple_turn",
@@ -299,6 +313,32 @@ SCENARIOS = [
             request("thread/read", {"includeTurns": True, "threadId": "$thread"}),
         ],
         lambda: [_paced(_text(1, LONG_STORY, 40, 60), 250), _text(2, "Second turn answer.", 2, 44)],
+    ),
+    Scenario(
+        "plan_mode",
+        "experimentalApi on. turn/start with collaborationMode plan (built-in instructions). The model calls "
+        "request_user_input with one question; the client answers it; the model then answers with a "
+        "<proposed_plan> block (8 deltas). Expect item/tool/requestUserInput, the answer as the call's "
+        "output, and the block as a plan item streamed with item/plan/delta.",
+        [
+            Step("handshake", params={"clientInfo": CLIENT_INFO, "capabilities": {"experimentalApi": True}}),
+            request("thread/start", {"cwd": "$workdir"}),
+            request(
+                "turn/start",
+                {
+                    "collaborationMode": PLAN_MODE,
+                    "input": [{"text": "plan the work", "type": "text"}],
+                    "threadId": "$thread",
+                },
+            ),
+            wait("item/tool/requestUserInput"),
+            Step("respond", result={"answers": {"scope": {"answers": ["core (Recommended)"]}}}),
+            wait("turn/completed"),
+            QUIESCE,
+            request("thread/read", {"includeTurns": True, "threadId": "$thread"}),
+        ],
+        _plan_script,
+        keep_requests=True,
     ),
     Scenario(
         "steer",
