@@ -117,18 +117,6 @@ async def test_the_proposed_plan_streams_as_a_plan_item_beside_the_message(
     assert body["input"][positions[-1]]["content"][0]["text"] == "plan the work"
 
 
-async def test_a_default_mode_turn_keeps_the_block_in_the_message(
-    start_app: StartApp, fake_model: FakeResponsesServer, workdir: Path
-) -> None:
-    fake_model.add(script.reply(script.message(PLAN_TEXT, deltas=8)))
-    server = await _server(start_app)
-    mark, _ = await _turn(server, await _thread(server, workdir), "hello")
-    done = await server.notification("turn/completed", after=mark)
-    assert "item/plan/delta" not in methods(server.since(mark))
-    assert done["params"]["turn"]["items"][-1]["text"] == PLAN_TEXT
-    assert _mode_messages(fake_model.requests[0].body) == []
-
-
 async def test_request_user_input_asks_the_client_and_hands_the_answer_to_the_model(
     start_app: StartApp, fake_model: FakeResponsesServer, workdir: Path
 ) -> None:
@@ -173,18 +161,22 @@ async def test_request_user_input_asks_the_client_and_hands_the_answer_to_the_mo
     assert resolved == [{"threadId": thread_id, "requestId": request["id"]}]
 
 
-async def test_request_user_input_outside_plan_mode_is_refused_without_asking(
+async def test_outside_plan_mode_the_question_tool_is_refused_and_a_plan_block_is_text(
     start_app: StartApp, fake_model: FakeResponsesServer, workdir: Path
 ) -> None:
     fake_model.add(
         script.reply(script.function_call("request_user_input", QUESTIONS, "call_d1")),
-        script.text_reply("I will assume."),
+        script.reply(script.message(PLAN_TEXT, deltas=8)),
     )
     server = await _server(start_app)
     mark, _ = await _turn(server, await _thread(server, workdir), "go")
-    await server.notification("turn/completed", after=mark)
+    done = await server.notification("turn/completed", after=mark)
     assert "item/tool/requestUserInput" not in methods(server.since(mark))
     assert _output(fake_model, "call_d1") == "request_user_input is unavailable in Default mode"
+    # Nor is a plan block anything but text outside plan mode; and the model heard of no mode.
+    assert "item/plan/delta" not in methods(server.since(mark))
+    assert done["params"]["turn"]["items"][-1]["text"] == PLAN_TEXT
+    assert _mode_messages(fake_model.requests[0].body) == []
     # Offered all the same, as Codex does: the tool list does not change with the mode.
     assert "request_user_input" in [tool.get("name") for tool in fake_model.requests[0].body["tools"]]
 
@@ -301,3 +293,37 @@ async def test_the_local_environment_selects_the_folder(
     mark, _ = await _turn(server, thread_id, "here", environments=environments)
     await server.notification("turn/completed", after=mark)
     assert f"<cwd>{workdir / 'sub'}</cwd>" in json.dumps(fake_model.requests[0].body["input"])
+
+
+async def test_an_interrupt_while_the_user_is_asked_withdraws_the_question(
+    start_app: StartApp, fake_model: FakeResponsesServer, workdir: Path
+) -> None:
+    fake_model.add(script.reply(script.function_call("request_user_input", QUESTIONS, "call_rui_2")))
+    server = await _server(start_app)
+    thread_id = await _thread(server, workdir)
+    mark, turn_id = await _turn(server, thread_id, "plan it", collaborationMode=_mode("plan"))
+    request = await server.server_request("item/tool/requestUserInput", after=mark)
+    await server.request("turn/interrupt", {"threadId": thread_id, "turnId": turn_id})
+    done = await server.notification("turn/completed", after=mark)
+    assert done["params"]["turn"]["status"] == "interrupted"
+    assert _params(server, mark, "serverRequest/resolved") == [
+        {"threadId": thread_id, "requestId": request["id"]}
+    ]
+    assert len(fake_model.requests) == 1
+
+
+async def test_an_error_answer_tells_the_model_there_was_no_answer(
+    start_app: StartApp, fake_model: FakeResponsesServer, workdir: Path
+) -> None:
+    fake_model.add(
+        script.reply(script.function_call("request_user_input", QUESTIONS, "call_rui_3")),
+        script.text_reply("I will assume core."),
+    )
+    server = await _server(start_app)
+    thread_id = await _thread(server, workdir)
+    mark, _ = await _turn(server, thread_id, "plan it", collaborationMode=_mode("plan"))
+    request = await server.server_request("item/tool/requestUserInput", after=mark)
+    await server.send({"id": request["id"], "error": {"code": -32000, "message": "dismissed"}})
+    done = await server.notification("turn/completed", after=mark)
+    assert done["params"]["turn"]["status"] == "completed"
+    assert _output(fake_model, "call_rui_3") == "request_user_input was not answered"
