@@ -264,7 +264,8 @@ class App:
             on_disconnect=functools.partial(_on_disconnect, state),
         )
         self.running = Running(store, providers, state, unloader, dispatcher)
-        # In the background: a slow or broken server never delays a client or a turn.
+        # In the background: a slow or broken server never delays a client; a turn's first request
+        # waits for it at most its startup timeout.
         mcp.start()
         return dispatcher
 

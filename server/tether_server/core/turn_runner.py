@@ -189,8 +189,15 @@ async def sample_until_done(session: TurnScope, turn: ActiveTurn) -> items.Agent
     )
     if session.needs_compaction():
         await compaction.run_in_turn(session, turn)
+    starting = deps.mcp
     while True:
         await _record_user_input(session, turn)
+        if starting is not None:
+            # The first request waits for MCP servers still starting (each at most its startup
+            # timeout): a user who asks for a server's tool at once would find it missing.
+            await starting.wait_started()
+            starting = None
+            continue  # input steered in meanwhile goes into this first request
         result: SamplingResult = await sample_with_retries(run)
         final = result.last_agent_message or final
         if not result.needs_follow_up and not turn.pending:

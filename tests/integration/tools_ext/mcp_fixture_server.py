@@ -1,7 +1,8 @@
 """An MCP server for the tests, on the `mcp` SDK: run as `python mcp_fixture_server.py [options]`.
 
 Options: `--http PORT` serves streamable HTTP on loopback instead of stdio; `--tools N` adds N
-generated read-only tools; `--hang` never answers the handshake; `--log PATH` appends each call.
+generated read-only tools; `--hang` never answers the handshake; `--slow S` answers it only after S
+seconds; `--log PATH` appends each call.
 """
 
 from __future__ import annotations
@@ -102,6 +103,7 @@ def main() -> None:
     parser.add_argument("--http", type=int, default=0)
     parser.add_argument("--tools", type=int, default=0)
     parser.add_argument("--hang", action="store_true")
+    parser.add_argument("--slow", type=float, default=0.0)
     parser.add_argument("--log", default="")
     args = parser.parse_args()
     if args.hang:
@@ -109,6 +111,9 @@ def main() -> None:
         sys.stdin.read()
         time.sleep(3600)
         return
+    if args.slow:
+        # A server that takes a while to come up: the handshake waits in the pipe meanwhile.
+        time.sleep(args.slow)
     app = build(args)
     if args.http:
         app.run("streamable-http", host="127.0.0.1", port=args.http)

@@ -154,26 +154,63 @@ async def test_a_destructive_tool_asks_first_accepted_then_declined(
     assert log.read_text() == "wipe one\n"
 
 
-async def test_a_server_that_never_starts_blocks_neither_thread_start_nor_a_turn(
+async def test_the_first_request_waits_for_a_slow_server_and_its_tool_works_at_once(
     start_server: StartServer, fake_model: FakeResponsesServer, workdir: Path
 ) -> None:
-    server = await start_server(*stdio_server("slow", "--hang", startup_timeout_sec=60), *stdio_server("fx"))
-    fake_model.add(script.text_reply("hello"))
-    began = time.monotonic()
+    # The server answers its handshake only after two seconds: a turn started right away used to
+    # go out without its tools, and the model's call to one failed as unknown.
+    server = await start_server(*stdio_server("slow", "--slow", "2", startup_timeout_sec=30))
+    fake_model.add(
+        script.reply(script.function_call("mcp__slow__lookup", {"key": "abc"}, "call_slow")),
+        script.text_reply("The value is ABC."),
+    )
     thread_id = await _thread(server, workdir)
-    _mark, turn = await run_turn(server, thread_id, "hi")
-    assert turn["status"] == "completed"
-    assert time.monotonic() - began < 30
     assert (await status_of(server, "slow"))["runtimeStatus"] == "starting"
-    assert not [
-        t for t in fake_model.requests[0].body["tools"] if str(t.get("name", "")).startswith("mcp__slow")
-    ]
+    mark, turn = await run_turn(server, thread_id, "use the slow server's lookup tool on abc")
+    assert turn["status"] == "completed"
+    names = [t.get("name") for t in fake_model.requests[0].body["tools"]]
+    assert "mcp__slow__lookup" in names
+    (item,) = items_of(server, mark, "item/completed", "mcpToolCall")
+    assert item["status"] == "completed" and item["server"] == "slow" and item["tool"] == "lookup"
+    assert "ABC" in _output(fake_model, "call_slow")
+
+
+async def test_a_server_that_never_starts_delays_the_first_request_at_most_its_timeout_and_is_reported(
+    start_server: StartServer, fake_model: FakeResponsesServer, workdir: Path
+) -> None:
+    limit = 4
+    server = await start_server(*stdio_server("broken", "--hang", startup_timeout_sec=limit))
+    held = script.text_reply("hello")
+    held["steps"].insert(0, script.gated("hold"))
+    fake_model.add(held)
+    mark = server.mark()
+    thread_id = await _thread(server, workdir)
+    params = {"threadId": thread_id, "input": [{"type": "text", "text": "hi"}]}
+    asked = time.monotonic()
+    await server.request("turn/start", params)
+    await fake_model.wait_for_gate("hold", within_s=limit + 10)
+    waited = time.monotonic() - asked
+    # The request went out once the server had failed, not while it was still starting.
+    status = await status_of(server, "broken")
+    assert status["runtimeStatus"] == "failed"
+    assert f"timed out after {limit} seconds" in status["toolsError"]
+    assert "startup_timeout_sec" in status["toolsError"]
+    # The wait itself ends by the timeout; the rest is the daemon's own work on a busy machine.
+    assert waited <= limit + 3, f"the first request waited {waited:.1f}s for a {limit}s startup timeout"
+    failed = await server.notification(
+        "mcpServer/startupStatus/updated", after=mark, where=lambda p: p["status"] == "failed"
+    )
+    assert failed["params"]["name"] == "broken" and "timed out" in failed["params"]["error"]
+    fake_model.release("hold")
+    done = await server.notification("turn/completed", after=mark, within_s=30)
+    assert done["params"]["turn"]["status"] == "completed"
+    assert not [t for t in fake_model.requests[0].body["tools"] if str(t.get("name", "")).startswith("mcp__")]
 
 
 async def test_a_startup_timeout_is_reported_as_failed(start_server: StartServer) -> None:
     server = await start_server(*stdio_server("slow", "--hang", startup_timeout_sec=1))
     status = await wait_status(server, "slow", "failed")
-    assert "did not start within 1s" in status["toolsError"]
+    assert "timed out after 1 seconds" in status["toolsError"]
 
 
 async def test_a_crashing_server_fails_its_call_the_turn_goes_on_and_it_restarts(

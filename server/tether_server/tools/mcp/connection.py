@@ -92,6 +92,8 @@ class ServerConnection:
         self._session: ClientSession | None = None
         self._task: asyncio.Task[None] | None = None
         self._stopping = False
+        self._changed = asyncio.Event()
+        """Set (and replaced) at each change of state, for `wait_started`."""
         self._fault: str | None = None
         """Why the transport ended the session (a message over the bound), for the calls it failed."""
 
@@ -112,10 +114,27 @@ class ServerConnection:
             task.cancel()
             with suppress(asyncio.CancelledError):
                 await task
+        if self.state == "starting":
+            # Cancelled before its first step: nothing else will end a `wait_started`.
+            self._report("cancelled")
 
     def _report(self, state: str, error: str | None = None) -> None:
         self.state, self.error = state, error
+        changed, self._changed = self._changed, asyncio.Event()
+        changed.set()
         self._on_status(self.name, state, error)
+
+    async def wait_started(self) -> None:
+        """Return once the server is past `starting`, or after its startup timeout at the latest
+        (counted from now: an attempt that began earlier fails sooner on its own)."""
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + self.config.startup_timeout_sec
+        while self.state == "starting":
+            remaining = deadline - loop.time()
+            if remaining <= 0:
+                return
+            with suppress(TimeoutError):
+                await asyncio.wait_for(self._changed.wait(), remaining)
 
     async def _supervise(self) -> None:
         attempt = 0
@@ -133,7 +152,7 @@ class ServerConnection:
     async def _run_once(self) -> bool:
         """Run one session; True if it was ready and then ended (a crash)."""
         closed = asyncio.Event()
-        ready = reset = False
+        ready = reset = timed_out = False
         self._fault = None
         try:
             async with AsyncExitStack() as stack:
@@ -146,10 +165,17 @@ class ServerConnection:
                         client_info=mt.Implementation(name="tether", version="0.1.0"),
                     )
                 )
-                with anyio.fail_after(self.config.startup_timeout_sec):
-                    init = await session.initialize()
-                    tools = await _all_tools(session)
-                    resources = await _all_resources(session, init.capabilities)
+                try:
+                    with anyio.fail_after(self.config.startup_timeout_sec):
+                        init = await session.initialize()
+                        tools = await _all_tools(session)
+                        resources = await _all_resources(session, init.capabilities)
+                except TimeoutError:
+                    # Said at the timeout, not seconds later once the silent server is stopped:
+                    # a turn waiting for it goes on now, and knows why.
+                    timed_out = True
+                    self._report("failed", _startup_timed_out(self.config))
+                    return False
                 self.server_info, self.capabilities = init.server_info, init.capabilities
                 self.tools = [t for t in tools if self.config.allows(t.name)]
                 self.resources = resources
@@ -170,9 +196,10 @@ class ServerConnection:
             self._session = None
             if reset:
                 return True
+            if timed_out:
+                return False
             if not ready and _timed_out(exc):
-                limit = self.config.startup_timeout_sec
-                self._report("failed", f"MCP server did not start within {limit:g}s")
+                self._report("failed", _startup_timed_out(self.config))
                 return False
             detail = _describe(exc)
             if ready:
@@ -260,6 +287,15 @@ def _as_call_error(timed_out: str) -> Iterator[None]:
         raise McpCallError(exc.error.message) from None
     except Exception as exc:  # noqa: BLE001 - the transport's failure is the call's error
         raise McpCallError(_describe(exc)) from None
+
+
+def _startup_timed_out(cfg: ServerConfig) -> str:
+    """Codex's words, which say what to change."""
+    name, limit = cfg.name, cfg.startup_timeout_sec
+    return (
+        f"MCP client for `{name}` timed out after {limit:g} seconds. Add or adjust `startup_timeout_sec` "
+        f"in your config.toml:\n[mcp_servers.{name}]\nstartup_timeout_sec = XX"
+    )
 
 
 def _timed_out(exc: BaseException) -> bool:

@@ -57,7 +57,7 @@ def qualified_name(server: str, tool: str) -> str:
 
 
 class McpManager:
-    """Owns the server connections; never blocks a caller on a server that is still starting."""
+    """Owns the server connections; only a turn's first request waits for servers still starting."""
 
     def __init__(self, servers: list[ServerConfig]) -> None:
         self._configs = servers
@@ -85,6 +85,15 @@ class McpManager:
         await self.close()
         self._configs = servers
         self.start()
+
+    async def wait_started(self) -> None:
+        """Wait for the servers still starting, together, each at most its startup timeout: a turn
+        asked to use a server's tool needs its tools in the first request."""
+        starting = [c for c in self._conns.values() if c.state == "starting"]
+        if not starting:
+            return
+        _log.info("mcp.waiting_for_servers", servers=[c.name for c in starting])
+        await asyncio.gather(*(c.wait_started() for c in starting))
 
     def connections(self) -> list[ServerConnection]:
         return [self._conns[name] for name in sorted(self._conns)]
