@@ -15,7 +15,8 @@ from tether_server.core import events as ev
 from tether_server.core.history import normalized
 from tether_server.core.ids import now_ms, uuid7
 from tether_server.core.items import ContextCompaction
-from tether_server.providers.base import ModelProvider, ModelRequest, OutputItemDone
+from tether_server.core.model_answer import read_answer
+from tether_server.providers.base import ModelProvider, ModelRequest
 
 if TYPE_CHECKING:
     from tether_server.core.turn_scope import ActiveTurn, WorkScope
@@ -78,11 +79,7 @@ async def summarize(
         tools=[],
         prompt_cache_key=cache_key,
     )
-    text = ""
-    async for event in provider.stream(request):
-        if isinstance(event, OutputItemDone) and event.item.get("type") == "message":
-            text = "".join(str(c.get("text", "")) for c in event.item.get("content") or [])
-    return text
+    return await read_answer(provider.stream(request))
 
 
 def estimate_tokens(history: list[dict[str, Any]]) -> int:

@@ -14,8 +14,9 @@ from typing import Any
 from tether_server.core import events as ev
 from tether_server.core.approval import TurnCancelled
 from tether_server.core.ids import now_ms, uuid7
+from tether_server.core.model_answer import read_answer
 from tether_server.core.ports import EventSink
-from tether_server.providers.base import ModelProvider, ModelRequest, OutputItemDone
+from tether_server.providers.base import ModelProvider, ModelRequest
 
 REVIEW_SCHEMA: dict[str, Any] = {
     "type": "object",
@@ -104,11 +105,7 @@ async def ask_reviewer(
         },
         prompt_cache_key=f"{thread_id}:review",
     )
-    text = ""
-    async for event in provider.stream(request):
-        if isinstance(event, OutputItemDone) and event.item.get("type") == "message":
-            text = "".join(str(c.get("text", "")) for c in event.item.get("content") or [])
-    return parse_verdict(text)
+    return parse_verdict(await read_answer(provider.stream(request)))
 
 
 async def review(

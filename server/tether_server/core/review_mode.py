@@ -19,7 +19,8 @@ from tether_server.core import context
 from tether_server.core import events as ev
 from tether_server.core.ids import now_ms, uuid7
 from tether_server.core.items import AgentMessage, ReviewMode
-from tether_server.providers.base import Completed, ModelRequest, OutputItemDone
+from tether_server.core.model_answer import read_answer
+from tether_server.providers.base import ModelRequest, TokenUsage
 
 if TYPE_CHECKING:
     from tether_server.core.turn_scope import ActiveTurn, WorkScope
@@ -121,19 +122,15 @@ async def _ask_model(session: WorkScope, turn_id: str, job: ReviewJob) -> str:
         prompt_cache_key=session.thread_id,
         headers={"session_id": session.thread_id},
     )
-    answer = ""
-    async for event in session.deps.provider_for(settings.model_provider).stream(request):
-        if isinstance(event, OutputItemDone) and event.item.get("type") == "message":
-            answer = "".join(str(c.get("text", "")) for c in event.item.get("content") or [])
-        elif isinstance(event, Completed) and event.usage is not None:
-            usage = session.usage
-            usage.add(event.usage)
-            await session.sink.emit(
-                ev.TokenUsageUpdated(
-                    session.thread_id, turn_id, usage.total, usage.last, usage.context_window
-                )
-            )
-    return answer
+
+    async def count(used: TokenUsage) -> None:
+        usage = session.usage
+        usage.add(used)
+        await session.sink.emit(
+            ev.TokenUsageUpdated(session.thread_id, turn_id, usage.total, usage.last, usage.context_window)
+        )
+
+    return await read_answer(session.deps.provider_for(settings.model_provider).stream(request), count)
 
 
 async def _show(session: WorkScope, turn: ActiveTurn, item: ReviewMode | AgentMessage) -> None:

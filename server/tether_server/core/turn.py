@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, assert_never
 
 from tether_server import log, metrics, telemetry
 from tether_server.core import events as ev
@@ -19,6 +19,8 @@ from tether_server.core.usage import UsageTracker
 from tether_server.errors import ProviderError
 from tether_server.providers.base import (
     Completed,
+    Created,
+    ModelEvent,
     ModelProvider,
     ModelRequest,
     OutputItemAdded,
@@ -28,6 +30,7 @@ from tether_server.providers.base import (
     ReasoningSummaryPartAdded,
     ReasoningTextDelta,
     TokenUsage,
+    ToolCallInputDelta,
 )
 from tether_server.providers.retry import retry_delay
 
@@ -187,22 +190,6 @@ async def _texts(run: TurnRun, events: list[OutputTextDelta]) -> None:
     await run.plan.on_deltas(run.sink, events)
 
 
-def _on_delta(run: TurnRun, event: Any) -> None:
-    tid, turn_id = run.thread_id, run.turn_id
-    if isinstance(event, OutputTextDelta):
-        _on_text_deltas(run, [event])
-    elif isinstance(event, ReasoningSummaryPartAdded):
-        run.sink.emit_delta(ev.ReasoningSummaryPartAdded(tid, turn_id, event.item_id, event.summary_index))
-    elif isinstance(event, ReasoningSummaryDelta):
-        run.sink.emit_delta(
-            ev.ReasoningSummaryDelta(tid, turn_id, event.item_id, event.delta, event.summary_index)
-        )
-    elif isinstance(event, ReasoningTextDelta):
-        run.sink.emit_delta(
-            ev.ReasoningTextDelta(tid, turn_id, event.item_id, event.delta, event.content_index)
-        )
-
-
 class _ToolQueue:
     """Tool calls start as soon as their item is done; parallel-safe tools overlap, others run alone."""
 
@@ -282,20 +269,41 @@ class _Response:
             if close is not None:
                 await close()
 
-    async def _handle(self, event: Any) -> None:
+    async def _handle(self, event: ModelEvent) -> None:
+        # Every event type is named here (assert_never): a new one fails mypy until it is handled.
         run = self.run
-        if isinstance(event, OutputItemAdded):
-            await _on_added(run, event.item)
-        elif isinstance(event, OutputItemDone):
-            if event.item.get("type") in TOOL_CALL_TYPES:
-                run.record_history(_history_item(event.item))
-                self.queue.start(event.item)
-            else:
-                self.last_message = await _on_done(run, event.item) or self.last_message
-        elif isinstance(event, Completed):
-            self.completed, self.usage = True, event.usage
-        else:
-            _on_delta(run, event)
+        tid, turn_id = run.thread_id, run.turn_id
+        match event:
+            case OutputItemAdded():
+                await _on_added(run, event.item)
+            case OutputItemDone():
+                if event.item.get("type") in TOOL_CALL_TYPES:
+                    run.record_history(_history_item(event.item))
+                    self.queue.start(event.item)
+                else:
+                    self.last_message = await _on_done(run, event.item) or self.last_message
+            case Completed():
+                self.completed, self.usage = True, event.usage
+            case OutputTextDelta():
+                await _texts(run, [event])
+            case ReasoningSummaryPartAdded():
+                run.sink.emit_delta(
+                    ev.ReasoningSummaryPartAdded(tid, turn_id, event.item_id, event.summary_index)
+                )
+            case ReasoningSummaryDelta():
+                run.sink.emit_delta(
+                    ev.ReasoningSummaryDelta(tid, turn_id, event.item_id, event.delta, event.summary_index)
+                )
+            case ReasoningTextDelta():
+                run.sink.emit_delta(
+                    ev.ReasoningTextDelta(tid, turn_id, event.item_id, event.delta, event.content_index)
+                )
+            case Created() | ToolCallInputDelta():
+                # The response id is not kept, and a freeform call's input is shown whole when
+                # its item is done.
+                pass
+            case _:
+                assert_never(event)
 
     async def watch_steer(self, reader: asyncio.Task[None]) -> None:
         if self.run.steered is None:
