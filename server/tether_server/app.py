@@ -22,8 +22,8 @@ from tether_server.core.execpolicy import RULES_DIR, ExecRules
 from tether_server.core.ids import now_s
 from tether_server.core.session import SessionDeps
 from tether_server.errors import ConfigError, SandboxError, TetherError
-from tether_server.processor import command, projection
 from tether_server.processor import mcp as processor_mcp
+from tether_server.processor import projection
 from tether_server.processor.approvals import ApprovalBroker
 from tether_server.processor.dynamic_tools import DynamicToolCalls
 from tether_server.processor.handlers import UNIMPLEMENTED, build_routes
@@ -261,7 +261,7 @@ class App:
             max_inflight=self.max_inflight,
             max_inflight_per_connection=self.max_inflight_per_connection,
             on_initialized=self._after_initialize,
-            on_disconnect=functools.partial(_on_disconnect, state),
+            on_disconnect=state.connection_closed,
         )
         self.running = Running(store, providers, state, unloader, dispatcher)
         # In the background: a slow or broken server never delays a client; a turn's first request
@@ -368,13 +368,6 @@ def start_telemetry(config: Config) -> None:
             key="otel",
         ) from None
     _log.info("otel.started", traces=traces is not None, logs=logs is not None, environment=otel.environment)
-
-
-async def _on_disconnect(state: ServerState, conn: Connection) -> None:
-    state.subscriptions.drop_connection(conn)
-    if state.dynamic is not None:
-        state.dynamic.connection_closed(conn)
-    await command.close_connection(state, conn)
 
 
 def _on_subscribe(unloader: IdleUnloader, thread_id: str) -> None:

@@ -3,7 +3,7 @@
 A process belongs to the connection that started it, under the client's `processId`. The
 `command/exec` response is sent when the process has exited, after all its output deltas: the
 handler returns a `Deferred` answer, so that the request itself ends at once and the connection
-can close while a process runs (it is then killed, see `close_connection`).
+can close while a process runs (it is then killed, see `ServerState.connection_closed`).
 """
 
 from __future__ import annotations
@@ -49,11 +49,6 @@ from tether_server.tools.exec.standalone import (
 )
 
 _internal_ids = itertools.count(1)
-
-
-async def close_connection(state: ServerState, conn: Connection) -> None:
-    """Processes die with the connection that started them."""
-    await state.commands.close_connection(conn.id)
 
 
 def _check_params(params: CommandExecParams) -> None:

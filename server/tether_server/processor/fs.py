@@ -13,7 +13,8 @@ from pathlib import Path
 
 from tether_protocol.v2 import fs as wire
 from tether_server.errors import InvalidParams, InvalidRequest
-from tether_server.processor import fs_ops, fs_rules, fs_watch
+from tether_server.processor import fs_ops, fs_rules
+from tether_server.processor.file_jobs import os_error
 from tether_server.processor.state import ServerState
 from tether_server.rpc.context import RequestContext
 
@@ -46,7 +47,7 @@ async def read_file(
     state: ServerState, ctx: RequestContext, params: wire.FsReadFileParams
 ) -> wire.FsReadFileResponse:
     path = fs_rules.absolute(params.path)
-    data = await fs_rules.run_job(ctx.connection.id, _read, path, fs_rules.private_paths(state))
+    data = await state.file_jobs.run(ctx.connection.id, _read, path, fs_rules.private_paths(state))
     return wire.FsReadFileResponse(data_base64=base64.b64encode(data).decode("ascii"))
 
 
@@ -58,7 +59,7 @@ async def write_file(
         data = base64.b64decode(params.data_base64, validate=True)
     except binascii.Error:
         raise InvalidParams("Invalid params: dataBase64 is not valid base64") from None
-    await fs_rules.run_job(ctx.connection.id, fs_ops.write_file, path, data, fs_rules.private_paths(state))
+    await state.file_jobs.run(ctx.connection.id, fs_ops.write_file, path, data, fs_rules.private_paths(state))
     return wire.FsWriteFileResponse()
 
 
@@ -68,7 +69,7 @@ async def create_directory(
     path = fs_rules.absolute(params.path)
     recursive = params.recursive is not False
     private = fs_rules.private_paths(state)
-    await fs_rules.run_job(ctx.connection.id, fs_ops.create_directory, path, recursive, private)
+    await state.file_jobs.run(ctx.connection.id, fs_ops.create_directory, path, recursive, private)
     return wire.FsCreateDirectoryResponse()
 
 
@@ -77,7 +78,7 @@ async def get_metadata(
 ) -> wire.FsGetMetadataResponse:
     path = fs_rules.absolute(params.path)
     private = fs_rules.private_paths(state)
-    return await fs_rules.run_job(ctx.connection.id, fs_ops.get_metadata, path, private)
+    return await state.file_jobs.run(ctx.connection.id, fs_ops.get_metadata, path, private)
 
 
 async def read_directory(
@@ -85,7 +86,7 @@ async def read_directory(
 ) -> wire.FsReadDirectoryResponse:
     path = fs_rules.absolute(params.path)
     private = fs_rules.private_paths(state)
-    entries = await fs_rules.run_job(ctx.connection.id, fs_ops.read_directory, path, private)
+    entries = await state.file_jobs.run(ctx.connection.id, fs_ops.read_directory, path, private)
     return wire.FsReadDirectoryResponse(entries=entries)
 
 
@@ -95,7 +96,7 @@ async def remove(
     path = fs_rules.absolute(params.path)
     recursive, force = params.recursive is not False, params.force is not False
     private = fs_rules.private_paths(state)
-    await fs_rules.run_job(ctx.connection.id, fs_ops.remove, path, recursive, force, private)
+    await state.file_jobs.run(ctx.connection.id, fs_ops.remove, path, recursive, force, private)
     return wire.FsRemoveResponse()
 
 
@@ -103,14 +104,14 @@ async def copy(state: ServerState, ctx: RequestContext, params: wire.FsCopyParam
     source = fs_rules.absolute(params.source_path)
     destination = fs_rules.absolute(params.destination_path)
     private = fs_rules.private_paths(state)
-    await fs_rules.run_job(ctx.connection.id, fs_ops.copy, source, destination, params.recursive, private)
+    await state.file_jobs.run(ctx.connection.id, fs_ops.copy, source, destination, params.recursive, private)
     return wire.FsCopyResponse()
 
 
 async def watch(state: ServerState, ctx: RequestContext, params: wire.FsWatchParams) -> wire.FsWatchResponse:
     path = fs_rules.absolute(params.path)
     # Resolving touches the filesystem: a worker thread, so a hung mount cannot stall the loop.
-    real, directory, only, dir_fd = await fs_rules.run_job(
+    real, directory, only, dir_fd = await state.file_jobs.run(
         ctx.connection.id,
         fs_ops.open_watched,
         path,
@@ -119,9 +120,9 @@ async def watch(state: ServerState, ctx: RequestContext, params: wire.FsWatchPar
     )
     try:
         # The watch goes on the directory that was opened and checked, not on its name again.
-        fs_watch.start(ctx.connection, params.watch_id, directory, only, f"/proc/self/fd/{dir_fd}")
+        state.watches.start(ctx.connection, params.watch_id, directory, only, f"/proc/self/fd/{dir_fd}")
     except OSError as exc:
-        raise fs_rules.os_error(exc) from None
+        raise os_error(exc) from None
     finally:
         os.close(dir_fd)
     return wire.FsWatchResponse(path=real)
@@ -130,5 +131,5 @@ async def watch(state: ServerState, ctx: RequestContext, params: wire.FsWatchPar
 async def unwatch(
     state: ServerState, ctx: RequestContext, params: wire.FsUnwatchParams
 ) -> wire.FsUnwatchResponse:
-    fs_watch.stop(ctx.connection, params.watch_id)
+    state.watches.stop(ctx.connection, params.watch_id)
     return wire.FsUnwatchResponse()

@@ -5,32 +5,17 @@ stop at the daemon itself: never its own `/proc` entries (`/proc/self/environ` h
 key) nor its private files (`$TETHER_HOME`: the database, sockets, tokens; the host paths the
 sandbox hides). A path is checked after
 resolving its symlinks, so a link planted elsewhere cannot lead into them, and a tree operation
-(remove, copy) is refused when the tree holds a private path. File work runs in worker threads shared
-by every client (a pool of their own), so one connection may hold only a few at a time.
+(remove, copy) is refused when the tree holds a private path. File work runs on `file_jobs`.
 """
 
 from __future__ import annotations
 
-import asyncio
 import os
-from collections import Counter
-from collections.abc import Callable
 from pathlib import Path
-from typing import Any, TypeVar
 
-from tether_server.errors import InternalError, InvalidParams, InvalidRequest, Overloaded
+from tether_server.errors import InvalidParams, InvalidRequest
 from tether_server.processor.state import ServerState
-from tether_server.rpc.dispatcher import OVERLOADED
-from tether_server.safe_read import Pool, own_proc_entry
-
-T = TypeVar("T")
-
-MAX_FILE_JOBS_PER_CONNECTION = 4
-# Not the loop's default executor: the stdio transport reads its input there, and a file job stuck
-# for a while (a listing waiting on git) must not take the threads every other client needs.
-FILE_WORKERS = 16
-_jobs: Counter[int] = Counter()
-_pool = Pool(FILE_WORKERS, "tether-fs")
+from tether_server.safe_read import own_proc_entry
 
 
 def private_paths(state: ServerState) -> list[Path]:
@@ -87,44 +72,3 @@ def resolved_parent(path: str, private: list[Path], *, tree: bool = False) -> st
 def check_fd(fd: int, private: list[Path]) -> None:
     """Check what an open descriptor really is (whatever was swapped in after the path check)."""
     check(os.readlink(f"/proc/self/fd/{fd}"), private)
-
-
-def os_error(exc: OSError) -> InternalError:
-    """An I/O failure as Codex words it: `<strerror> (os error <errno>)`."""
-    return InternalError(f"{exc.strerror} (os error {exc.errno})")
-
-
-def _release(conn_id: int, work: asyncio.Future[Any]) -> None:
-    _jobs[conn_id] -= 1
-    if _jobs[conn_id] <= 0:
-        del _jobs[conn_id]
-    if not work.cancelled():
-        work.exception()  # retrieved here when the request was cancelled before it
-
-
-async def run_job(
-    conn_id: int, fn: Callable[..., T], *args: object, abandoned: Callable[[T], object] | None = None
-) -> T:
-    """Run `fn(*args)` on the file pool under `conn_id`'s cap; OSError becomes `os_error`.
-
-    The slot is held until the thread is done, even when the request is cancelled first; a result
-    nobody waits for any more is handed to `abandoned` (to close what it holds).
-    """
-    if _jobs[conn_id] >= MAX_FILE_JOBS_PER_CONNECTION:
-        raise Overloaded(OVERLOADED, data={"scope": "fs", "limit": MAX_FILE_JOBS_PER_CONNECTION})
-    _jobs[conn_id] += 1
-    work: asyncio.Future[T] = asyncio.wrap_future(_pool.submit(fn, *args))
-    work.add_done_callback(lambda f: _release(conn_id, f))
-    try:
-        return await asyncio.shield(work)
-    except OSError as exc:
-        raise os_error(exc) from None
-    except asyncio.CancelledError:
-        if abandoned is not None:
-            work.add_done_callback(lambda f: _hand_over(f, abandoned))
-        raise
-
-
-def _hand_over(work: asyncio.Future[T], abandoned: Callable[[T], object]) -> None:
-    if not work.cancelled() and work.exception() is None:
-        abandoned(work.result())

@@ -9,7 +9,7 @@ A user may hold only a few instances (`max_user_instances`, 128 by default, shar
 other program of the user): one per watch let a client exhaust them. The instance exists while
 some watch does; two watches of one directory share its kernel watch descriptor. A connection may
 hold `MAX_WATCHES_PER_CONNECTION` watches and the daemon `MAX_WATCHES_PER_DAEMON`; they all end
-with their connection.
+with their connection (`FsWatches.connection_closed`, from the one disconnect path).
 """
 
 from __future__ import annotations
@@ -117,89 +117,78 @@ class _Hub:
                 self.by_wd.pop(event.wd, None)
 
 
-_hub: _Hub | None = None
-_watches: dict[int, dict[str, Watch]] = {}
-_reapers: set[asyncio.Task[None]] = set()
+class FsWatches:
+    """Every connection's watches and the one inotify instance they share (while any exists)."""
 
+    def __init__(self) -> None:
+        self._hub: _Hub | None = None
+        self._watches: dict[int, dict[str, Watch]] = {}
 
-def _the_hub() -> _Hub:
-    global _hub
-    if _hub is None or _hub.loop is not asyncio.get_running_loop():
-        _hub = _Hub()
-    return _hub
+    def _the_hub(self) -> _Hub:
+        if self._hub is None or self._hub.loop is not asyncio.get_running_loop():
+            self._hub = _Hub()
+        return self._hub
 
+    def _release_hub_if_idle(self) -> None:
+        if self._hub is not None and not any(self._watches.values()):
+            self._hub.close()
+            self._hub = None
 
-def _release_hub_if_idle() -> None:
-    global _hub
-    if _hub is not None and not any(_watches.values()):
-        _hub.close()
-        _hub = None
+    def start(
+        self, connection: Connection, watch_id: str, directory: str, only: str | None, target: str
+    ) -> None:
+        """Watch `directory` (resolved and checked; with `only`, just that child of it) for
+        `connection` under `watch_id`. inotify is given `target`: the `/proc/self/fd/N` name of the
+        directory already opened and checked, so a swap after the check cannot redirect it.
 
+        Raises:
+            InvalidRequest: `watch_id` is already in use on this connection.
+            Overloaded: the connection or the daemon holds as many watches as it may.
+            OSError: the directory cannot be watched (no permission, inotify limits).
+        """
+        mine = self._watches.get(connection.id)
+        if mine is not None and watch_id in mine:
+            raise InvalidRequest(f"watch id already in use: {watch_id}")
+        if mine is not None and len(mine) >= MAX_WATCHES_PER_CONNECTION:
+            raise Overloaded(
+                f"too many watches on this connection (limit {MAX_WATCHES_PER_CONNECTION})",
+                data={"scope": "fs/watch", "limit": MAX_WATCHES_PER_CONNECTION},
+            )
+        if sum(len(w) for w in self._watches.values()) >= MAX_WATCHES_PER_DAEMON:
+            raise Overloaded(
+                f"too many watches on this server (limit {MAX_WATCHES_PER_DAEMON})",
+                data={"scope": "fs/watch", "limit": MAX_WATCHES_PER_DAEMON},
+            )
+        hub = self._the_hub()
+        try:
+            wd = hub.add(target)
+        except OSError:
+            self._release_hub_if_idle()
+            raise
+        watch = Watch(connection, watch_id, directory, only, wd)
+        hub.by_wd[wd].add(watch)
+        self._watches.setdefault(connection.id, {})[watch_id] = watch
 
-def start(connection: Connection, watch_id: str, directory: str, only: str | None, target: str) -> None:
-    """Watch `directory` (resolved and checked; with `only`, just that child of it) for
-    `connection` under `watch_id`. inotify is given `target`: the `/proc/self/fd/N` name of the
-    directory already opened and checked, so a swap after the check cannot redirect it.
+    def stop(self, connection: Connection, watch_id: str) -> None:
+        """End `watch_id` of `connection`.
 
-    Raises:
-        InvalidRequest: `watch_id` is already in use on this connection.
-        Overloaded: the connection or the daemon holds as many watches as it may.
-        OSError: the directory cannot be watched (no permission, inotify limits).
-    """
-    mine = _watches.get(connection.id)
-    if mine is not None and watch_id in mine:
-        raise InvalidRequest(f"watch id already in use: {watch_id}")
-    if mine is not None and len(mine) >= MAX_WATCHES_PER_CONNECTION:
-        raise Overloaded(
-            f"too many watches on this connection (limit {MAX_WATCHES_PER_CONNECTION})",
-            data={"scope": "fs/watch", "limit": MAX_WATCHES_PER_CONNECTION},
-        )
-    if sum(len(w) for w in _watches.values()) >= MAX_WATCHES_PER_DAEMON:
-        raise Overloaded(
-            f"too many watches on this server (limit {MAX_WATCHES_PER_DAEMON})",
-            data={"scope": "fs/watch", "limit": MAX_WATCHES_PER_DAEMON},
-        )
-    hub = _the_hub()
-    try:
-        wd = hub.add(target)
-    except OSError:
-        _release_hub_if_idle()
-        raise
-    watch = Watch(connection, watch_id, directory, only, wd)
-    hub.by_wd[wd].add(watch)
-    if mine is None:
-        mine = _watches[connection.id] = {}
-        reaper = asyncio.get_running_loop().create_task(_end_with(connection))
-        _reapers.add(reaper)
-        reaper.add_done_callback(_reapers.discard)
-    mine[watch_id] = watch
+        Raises:
+            InvalidRequest: no such watch on this connection.
+        """
+        watch = self._watches.get(connection.id, {}).pop(watch_id, None)
+        if watch is None:
+            raise InvalidRequest(f"unknown watch id: {watch_id}")
+        self._end([watch])
 
+    def count(self, connection: Connection) -> int:
+        """How many watches `connection` holds."""
+        return len(self._watches.get(connection.id, {}))
 
-def stop(connection: Connection, watch_id: str) -> None:
-    """End `watch_id` of `connection`.
+    def connection_closed(self, connection: Connection) -> None:
+        self._end(list(self._watches.pop(connection.id, {}).values()))
 
-    Raises:
-        InvalidRequest: no such watch on this connection.
-    """
-    watch = _watches.get(connection.id, {}).pop(watch_id, None)
-    if watch is None:
-        raise InvalidRequest(f"unknown watch id: {watch_id}")
-    _end([watch])
-
-
-def count(connection: Connection) -> int:
-    """How many watches `connection` holds."""
-    return len(_watches.get(connection.id, {}))
-
-
-def _end(watches: list[Watch]) -> None:
-    if _hub is not None:
-        for watch in watches:
-            _hub.drop(watch)
-    _release_hub_if_idle()
-
-
-async def _end_with(connection: Connection) -> None:
-    with contextlib.suppress(asyncio.CancelledError):
-        await connection.closed.wait()
-    _end(list(_watches.pop(connection.id, {}).values()))
+    def _end(self, watches: list[Watch]) -> None:
+        if self._hub is not None:
+            for watch in watches:
+                self._hub.drop(watch)
+        self._release_hub_if_idle()

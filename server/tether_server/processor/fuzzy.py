@@ -10,56 +10,32 @@ files. A session lists its roots once; each `sessionUpdate` answers `{}` at once
 from __future__ import annotations
 
 import asyncio
-import contextlib
-from dataclasses import dataclass, field
 from pathlib import Path
 
 from tether_protocol import server_methods as sm
 from tether_protocol.v2 import fuzzy as wire
-from tether_server.errors import InvalidRequest
 from tether_server.processor import fs_rules
+from tether_server.processor.fuzzy_sessions import Search
 from tether_server.processor.state import ServerState
-from tether_server.rpc.connection import Connection
 from tether_server.rpc.context import RequestContext
 from tether_server.rpc.outgoing import send_notification
 from tether_server.tools.file_search.listing import Cancelled, list_root
 from tether_server.tools.file_search.matcher import Corpus, rank
 
 MAX_RESULTS = 50
-MAX_SESSIONS_PER_CONNECTION = 8
-
-
-@dataclass
-class _Search:
-    superseded: bool = False
-
-    def cancelled(self) -> bool:
-        return self.superseded
-
-
-@dataclass
-class _Session:
-    roots: list[str]
-    real_roots: list[str]
-    listings: list[list[Corpus]] | None = None
-    latest: _Search = field(default_factory=_Search)
-    tasks: set[asyncio.Task[None]] = field(default_factory=set)
-
-
-_tokens: dict[tuple[int, str], _Search] = {}
-_sessions: dict[int, dict[str, _Session]] = {}
-_reapers: set[asyncio.Task[None]] = set()
 
 
 async def _roots(state: ServerState, ctx: RequestContext, roots: list[str]) -> tuple[list[str], list[str]]:
     """The roots as the client named them (results echo them) and resolved (what is listed)."""
     private = fs_rules.private_paths(state)
     named = [fs_rules.absolute(root) for root in roots]
-    real = await fs_rules.run_job(ctx.connection.id, lambda: [fs_rules.resolved(r, private) for r in named])
+    real = await state.file_jobs.run(
+        ctx.connection.id, lambda: [fs_rules.resolved(r, private) for r in named]
+    )
     return named, real
 
 
-def _list(roots: list[str], excluded: list[Path], search: _Search) -> list[list[Corpus]]:
+def _list(roots: list[str], excluded: list[Path], search: Search) -> list[list[Corpus]]:
     out = []
     for root in roots:
         listing = list_root(root, excluded, search.cancelled)
@@ -68,7 +44,7 @@ def _list(roots: list[str], excluded: list[Path], search: _Search) -> list[list[
 
 
 def _search(
-    roots: list[str], listings: list[list[Corpus]], query: str, search: _Search
+    roots: list[str], listings: list[list[Corpus]], query: str, search: Search
 ) -> list[wire.FuzzyFileSearchResult]:
     results = [
         wire.FuzzyFileSearchResult(
@@ -87,7 +63,7 @@ def _search(
 
 
 def _list_and_search(
-    roots: list[str], real_roots: list[str], excluded: list[Path], query: str, search: _Search
+    roots: list[str], real_roots: list[str], excluded: list[Path], query: str, search: Search
 ) -> list[wire.FuzzyFileSearchResult]:
     return _search(roots, _list(real_roots, excluded, search), query, search)
 
@@ -96,28 +72,19 @@ async def search(
     state: ServerState, ctx: RequestContext, params: wire.FuzzyFileSearchParams
 ) -> wire.FuzzyFileSearchResponse:
     roots, real_roots = await _roots(state, ctx, params.roots)
-    this = _Search()
-    key = (ctx.connection.id, params.cancellation_token) if params.cancellation_token else None
-    if key is not None:
-        earlier = _tokens.get(key)
-        if earlier is not None:
-            earlier.superseded = True
-        _tokens[key] = this
-    try:
-        files = await fs_rules.run_job(
-            ctx.connection.id,
-            _list_and_search,
-            roots,
-            real_roots,
-            fs_rules.private_paths(state),
-            params.query,
-            this,
-        )
-    except Cancelled:
-        files = []
-    finally:
-        if key is not None and _tokens.get(key) is this:
-            del _tokens[key]
+    with state.fuzzy.search(ctx.connection.id, params.cancellation_token) as this:
+        try:
+            files = await state.file_jobs.run(
+                ctx.connection.id,
+                _list_and_search,
+                roots,
+                real_roots,
+                fs_rules.private_paths(state),
+                params.query,
+                this,
+            )
+        except Cancelled:
+            files = []
     return wire.FuzzyFileSearchResponse(files=files)
 
 
@@ -125,42 +92,26 @@ async def session_start(
     state: ServerState, ctx: RequestContext, params: wire.FuzzyFileSearchSessionStartParams
 ) -> wire.FuzzyFileSearchSessionStartResponse:
     roots, real_roots = await _roots(state, ctx, params.roots)
-    mine = _sessions.get(ctx.connection.id)
-    if mine is None:
-        mine = _sessions[ctx.connection.id] = {}
-        reaper = asyncio.get_running_loop().create_task(_end_with(ctx.connection))
-        _reapers.add(reaper)
-        reaper.add_done_callback(_reapers.discard)
-    if params.session_id not in mine and len(mine) >= MAX_SESSIONS_PER_CONNECTION:
-        raise InvalidRequest(f"too many file search sessions (limit {MAX_SESSIONS_PER_CONNECTION})")
-    old = mine.pop(params.session_id, None)
-    if old is not None:
-        _stop(old)
-    mine[params.session_id] = _Session(roots, real_roots)
+    state.fuzzy.start(ctx.connection.id, params.session_id, roots, real_roots)
     return wire.FuzzyFileSearchSessionStartResponse()
-
-
-def _session(ctx: RequestContext, session_id: str) -> _Session:
-    session = _sessions.get(ctx.connection.id, {}).get(session_id)
-    if session is None:
-        raise InvalidRequest(f"unknown file search session: {session_id}")
-    return session
 
 
 async def session_update(
     state: ServerState, ctx: RequestContext, params: wire.FuzzyFileSearchSessionUpdateParams
 ) -> wire.FuzzyFileSearchSessionUpdateResponse:
-    session = _session(ctx, params.session_id)
+    session = state.fuzzy.get(ctx.connection.id, params.session_id)
     session.latest.superseded = True
-    this = session.latest = _Search()
+    this = session.latest = Search()
     private = fs_rules.private_paths(state)
 
     async def run() -> None:
         try:
             if session.listings is None:
-                listings = await fs_rules.run_job(ctx.connection.id, _list, session.real_roots, private, this)
+                listings = await state.file_jobs.run(
+                    ctx.connection.id, _list, session.real_roots, private, this
+                )
                 session.listings = session.listings or listings
-            files = await fs_rules.run_job(
+            files = await state.file_jobs.run(
                 ctx.connection.id, _search, session.roots, session.listings, params.query, this
             )
         except Cancelled:
@@ -186,20 +137,5 @@ async def session_update(
 async def session_stop(
     state: ServerState, ctx: RequestContext, params: wire.FuzzyFileSearchSessionStopParams
 ) -> wire.FuzzyFileSearchSessionStopResponse:
-    session = _sessions.get(ctx.connection.id, {}).pop(params.session_id, None)
-    if session is not None:
-        _stop(session)
+    state.fuzzy.stop(ctx.connection.id, params.session_id)
     return wire.FuzzyFileSearchSessionStopResponse()
-
-
-def _stop(session: _Session) -> None:
-    session.latest.superseded = True
-    for task in session.tasks:
-        task.cancel()
-
-
-async def _end_with(connection: Connection) -> None:
-    with contextlib.suppress(asyncio.CancelledError):
-        await connection.closed.wait()
-    for session in _sessions.pop(connection.id, {}).values():
-        _stop(session)

@@ -11,6 +11,9 @@ from tether_server.config import LoadedConfig
 from tether_server.processor.approvals import ApprovalBroker
 from tether_server.processor.command_registry import CommandExecs
 from tether_server.processor.dynamic_tools import DynamicToolCalls
+from tether_server.processor.file_jobs import FileJobs
+from tether_server.processor.fs_watch import FsWatches
+from tether_server.processor.fuzzy_sessions import FuzzySessions
 from tether_server.processor.subscriptions import Subscriptions
 from tether_server.rpc.connection import Connection
 from tether_server.store.base import ThreadStore, TurnRecord
@@ -30,7 +33,11 @@ class ServerState:
     """The dispatcher's live view of open connections (it adds and removes them)."""
     credentials: Credentials
     """The API key `tether login` / `account/login/start` stored."""
+    # What a connection holds beside its subscriptions; each ends in `connection_closed`.
     commands: CommandExecs = field(default_factory=CommandExecs)
+    watches: FsWatches = field(default_factory=FsWatches)
+    fuzzy: FuzzySessions = field(default_factory=FuzzySessions)
+    file_jobs: FileJobs = field(default_factory=FileJobs)
     recovered: dict[str, list[TurnRecord]] = field(default_factory=dict)
     # The home, sockets and credential files: no client request reads them (fs/readFile).
     private_paths: list[Path] = field(default_factory=list)
@@ -39,6 +46,15 @@ class ServerState:
     version: str = "0.1.0"
     mcp: McpManager | None = None
     dynamic: DynamicToolCalls | None = None
+
+    async def connection_closed(self, conn: Connection) -> None:
+        """The one disconnect path: everything the connection held ends here."""
+        self.subscriptions.drop_connection(conn)
+        if self.dynamic is not None:
+            self.dynamic.connection_closed(conn)
+        self.watches.connection_closed(conn)
+        self.fuzzy.connection_closed(conn)
+        await self.commands.close_connection(conn.id)
 
     def connections(self) -> list[Connection]:
         """Every open connection (broadcast notifications go to all of them)."""
