@@ -108,8 +108,17 @@ def test_transcripts_cover_the_core_message_kinds() -> None:
     assert ("server_result", "item/commandExecution/requestApproval") in kinds
 
 
+NOT_IN_THE_TABLES = {
+    "no/such/method",
+    # Codex announces a turn's settings change (plan_mode transcript); Tether does not send it yet.
+    "thread/settings/updated",
+}
+
+
 def test_every_transcript_method_is_in_the_tables() -> None:
-    unknown = {ex.method for ex in exchanges() if _model_for(ex) is None and ex.method != "no/such/method"}
+    unknown = {
+        ex.method for ex in exchanges() if _model_for(ex) is None and ex.method not in NOT_IN_THE_TABLES
+    }
     assert not unknown, f"transcript methods missing from the tables: {sorted(unknown)}"
 
 
