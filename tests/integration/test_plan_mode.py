@@ -327,3 +327,32 @@ async def test_an_error_answer_tells_the_model_there_was_no_answer(
     done = await server.notification("turn/completed", after=mark)
     assert done["params"]["turn"]["status"] == "completed"
     assert _output(fake_model, "call_rui_3") == "request_user_input was not answered"
+
+
+async def test_a_steer_in_the_middle_of_the_plan_completes_both_items_with_the_text_so_far(
+    start_app: StartApp, fake_model: FakeResponsesServer, workdir: Path
+) -> None:
+    response = script.reply(script.message(PLAN_TEXT, deltas=8, msg_id="msg_cut"))
+    steps = response["steps"]
+    deltas = [
+        i for i, s in enumerate(steps) if s.get("event", {}).get("type") == "response.output_text.delta"
+    ]
+    steps.insert(deltas[4] + 1, script.gated("mid-plan"))  # after "\n- step on"
+    fake_model.add(response, script.text_reply("Refocused."))
+    server = await _server(start_app)
+    thread_id = await _thread(server, workdir)
+    mark, turn_id = await _turn(server, thread_id, "plan it", collaborationMode=_mode("plan"))
+    await fake_model.wait_for_gate("mid-plan")
+    steer = {
+        "threadId": thread_id,
+        "input": [{"type": "text", "text": "tests first"}],
+        "expectedTurnId": turn_id,
+    }
+    await server.request("turn/steer", steer)
+    await server.notification("turn/completed", after=mark)
+
+    completed = [p["item"] for p in _params(server, mark, "item/completed")]
+    texts = [(i["type"], i["text"]) for i in completed if i["type"] in ("plan", "agentMessage")]
+    assert texts[:2] == [("plan", "# Plan\n\n- step on"), ("agentMessage", "I looked around.\n")]
+    started = [p["item"]["id"] for p in _params(server, mark, "item/started")]
+    assert all(i["id"] in started for i in completed)

@@ -113,10 +113,16 @@ class ProposedPlan:
     def item_id(self) -> str:
         return f"{self.turn_id}-plan"
 
-    async def on_deltas(self, sink: EventSink, deltas: list[OutputTextDelta]) -> None:
-        """Stream a run of text deltas: message text, plan text, and the plan item's start."""
+    async def on_deltas(
+        self, sink: EventSink, deltas: list[OutputTextDelta], streamed: dict[str, list[str]]
+    ) -> None:
+        """Stream a run of text deltas: message text, plan text, and the plan item's start; the raw
+        text is kept in `streamed` (by message), for a message the user's steer cuts short."""
         out: list[ev.CoreEvent] = []
         for delta in deltas:
+            parts = streamed.get(delta.item_id)
+            if parts is not None:
+                parts.append(delta.delta)
             splitter = self._splitters.setdefault(delta.item_id, BlockSplitter())
             for kind, text in splitter.feed(delta.delta):
                 if kind == "open":

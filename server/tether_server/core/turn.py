@@ -182,12 +182,8 @@ def _on_text_deltas(run: TurnRun, events: list[OutputTextDelta]) -> None:
 async def _texts(run: TurnRun, events: list[OutputTextDelta]) -> None:
     if run.plan is None:
         _on_text_deltas(run, events)
-        return
-    for event in events:
-        parts = run.streamed_text.get(event.item_id)
-        if parts is not None:
-            parts.append(event.delta)
-    await run.plan.on_deltas(run.sink, events)
+    else:
+        await run.plan.on_deltas(run.sink, events, run.streamed_text)
 
 
 class _ToolQueue:
@@ -327,6 +323,10 @@ async def _finish_cut(run: TurnRun) -> items.AgentMessage | None:
             if item.text:
                 content = [{"type": "output_text", "text": item.text}]
                 run.record_history({"type": "message", "role": "assistant", "content": content})
+            if run.plan is not None:
+                item.text = await run.plan.on_message_done(
+                    run.sink, run.tools.record_item, item.id, item.text
+                )
             last = item
         item.completed_at_ms = now_ms()
         run.tools.record_item(item)
