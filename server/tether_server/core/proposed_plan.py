@@ -136,7 +136,7 @@ class ProposedPlan:
         if out:
             sink.emit_deltas(out)
 
-    async def on_message_done(
+    async def finish(
         self, sink: EventSink, record: Callable[[items.ThreadItem], None], message_id: str, text: str
     ) -> str:
         """Complete the message's plan item, if it has one; returns the message's own text."""

@@ -140,9 +140,7 @@ async def _on_done(run: TurnRun, item: dict[str, Any]) -> items.AgentMessage | N
             await run.started(message)
         message.text = _message_text(item)
         if run.plan is not None:
-            message.text = await run.plan.on_message_done(
-                run.sink, run.tools.record_item, item_id, message.text
-            )
+            message.text = await run.plan.finish(run.sink, run.tools.record_item, item_id, message.text)
         done = message
     elif kind == "reasoning":
         reasoning = known if isinstance(known, items.Reasoning) else None
@@ -324,9 +322,7 @@ async def _finish_cut(run: TurnRun) -> items.AgentMessage | None:
                 content = [{"type": "output_text", "text": item.text}]
                 run.record_history({"type": "message", "role": "assistant", "content": content})
             if run.plan is not None:
-                item.text = await run.plan.on_message_done(
-                    run.sink, run.tools.record_item, item.id, item.text
-                )
+                item.text = await run.plan.finish(run.sink, run.tools.record_item, item.id, item.text)
             last = item
         item.completed_at_ms = now_ms()
         run.tools.record_item(item)
