@@ -109,7 +109,6 @@ class Connection:
 
     async def write_loop(self) -> None:
         """Drain the outbox to the stream until shutdown; owned by the connection's task group."""
-        send_batch = getattr(self.stream, "send_batch", None)
         loop = asyncio.get_running_loop()
         try:
             while True:
@@ -120,12 +119,7 @@ class Connection:
                     await self._wakeup
                     self._wakeup = None
                     continue
-                batch = self._take_batch()
-                if send_batch is not None:
-                    await send_batch(batch)
-                else:
-                    for frame in batch:
-                        await self.stream.send(frame)
+                await self.stream.send_batch(self._take_batch())
         except ConnectionError:
             pass
         finally:

@@ -12,8 +12,10 @@ from __future__ import annotations
 import asyncio
 from collections.abc import AsyncIterator
 
+from tether_server.transports.base import FrameStream
 
-class MemoryStream:
+
+class MemoryStream(FrameStream):
     """One end of a `memory_pair`. Frames sent on one end arrive, in order, at the other's `frames()`."""
 
     def __init__(self, label: str) -> None:
@@ -38,11 +40,6 @@ class MemoryStream:
         if peer is None or not self._sending or peer.closed:
             raise ConnectionError(f"{self.label}: closed")
         peer._inbox.put_nowait(bytes(frame))
-
-    async def send_batch(self, frames: list[bytes]) -> None:
-        """Several frames at once (the connection writer drains bursts this way)."""
-        for frame in frames:
-            await self.send(frame)
 
     def finish_sending(self) -> None:
         """Half-close: the peer's `frames()` ends after what was already sent; this end can still read."""

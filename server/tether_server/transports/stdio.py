@@ -8,6 +8,7 @@ import stat
 import sys
 from collections.abc import AsyncIterator
 
+from tether_server.transports.base import FrameStream
 from tether_server.transports.framing import LineFramer
 from tether_server.transports.stdio_first import Prefill
 
@@ -24,7 +25,7 @@ def _is_stream(fd: int) -> bool:
     return stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode)
 
 
-class StdioStream:
+class StdioStream(FrameStream):
     """JSONL over the process's stdin/stdout. EOF on stdin ends the connection."""
 
     label = "stdio"

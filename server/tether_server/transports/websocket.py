@@ -10,6 +10,7 @@ from websockets.exceptions import ConnectionClosed
 from websockets.frames import CloseCode
 
 from tether_server import log
+from tether_server.transports.base import FrameStream
 
 _log = log.get("tether.transport")
 
@@ -23,8 +24,8 @@ _CLOSE_CODES = {
 }
 
 
-class WebSocketStream:
-    """Adapts a websockets server connection to the FrameStream protocol.
+class WebSocketStream(FrameStream):
+    """Adapts a websockets server connection to a FrameStream.
 
     Binary frames are not JSON-RPC messages: they are dropped with a log line, as Codex does.
     """

@@ -171,7 +171,7 @@ async def test_a_deferred_failure_maps_like_a_handler_failure(
         assert frames_for(client, "f") == [reply]
 
 
-class _Sink:
+class _Sink(FrameStream):
     """A FrameStream that keeps what is written (for `Reply` on its own)."""
 
     label = "sink"
