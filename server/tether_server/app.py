@@ -22,12 +22,12 @@ from tether_server.core.execpolicy import RULES_DIR, ExecRules
 from tether_server.core.ids import now_s
 from tether_server.core.session import SessionDeps
 from tether_server.errors import ConfigError, SandboxError, TetherError
-from tether_server.processor import mcp as processor_mcp
 from tether_server.processor import projection
 from tether_server.processor.approvals import ApprovalBroker
 from tether_server.processor.dynamic_tools import DynamicToolCalls
 from tether_server.processor.handlers import UNIMPLEMENTED, build_routes
 from tether_server.processor.lifecycle import IdleUnloader
+from tether_server.processor.methods import mcp as processor_mcp
 from tether_server.processor.read_marks import ReadMarks
 from tether_server.processor.state import ServerState
 from tether_server.processor.subscriptions import Subscriptions

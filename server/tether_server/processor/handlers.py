@@ -14,19 +14,20 @@ from typing import TypeVar
 from tether_protocol import methods as m
 from tether_protocol.common import WireModel
 from tether_protocol.spec import MethodSpec
-from tether_server.processor import (
+from tether_server.processor.methods import (
     account,
     command,
+    config,
     fs,
     fuzzy,
-    history,
+    initialize,
     mcp,
-    misc,
+    model,
     review,
     thread,
     thread_extras,
+    thread_history,
     turn,
-    workspace,
 )
 from tether_server.processor.state import ServerState
 from tether_server.rpc.context import Deferred, RequestContext
@@ -54,9 +55,9 @@ def _route(state: ServerState, spec: MethodSpec[P, R], impl: Impl[P, R]) -> AnyR
 def build_routes(state: ServerState) -> dict[str, AnyRoute]:
     """Every implemented method of the table, bound to `state`."""
     routes: list[AnyRoute] = [
-        _route(state, m.INITIALIZE, misc.initialize),
-        _route(state, m.CONFIG_READ, misc.config_read),
-        _route(state, m.MODEL_LIST, misc.model_list),
+        _route(state, m.INITIALIZE, initialize.initialize),
+        _route(state, m.CONFIG_READ, config.config_read),
+        _route(state, m.MODEL_LIST, model.model_list),
         _route(state, m.FS_READ_FILE, fs.read_file),
         _route(state, m.FS_WRITE_FILE, fs.write_file),
         _route(state, m.FS_CREATE_DIRECTORY, fs.create_directory),
@@ -71,7 +72,7 @@ def build_routes(state: ServerState) -> dict[str, AnyRoute]:
         _route(state, m.FUZZY_FILE_SEARCH_SESSION_UPDATE, fuzzy.session_update),
         _route(state, m.FUZZY_FILE_SEARCH_SESSION_STOP, fuzzy.session_stop),
         _route(state, m.REVIEW_START, review.start),
-        _route(state, m.COLLABORATION_MODE_LIST, misc.collaboration_modes),
+        _route(state, m.COLLABORATION_MODE_LIST, model.collaboration_modes),
         _route(state, m.ACCOUNT_READ, account.account_read),
         _route(state, m.ACCOUNT_LOGIN_START, account.login_start),
         _route(state, m.ACCOUNT_LOGOUT, account.logout),
@@ -85,10 +86,10 @@ def build_routes(state: ServerState) -> dict[str, AnyRoute]:
         _route(state, m.THREAD_ARCHIVE, thread.archive),
         _route(state, m.THREAD_UNARCHIVE, thread.unarchive),
         _route(state, m.THREAD_DELETE, thread.delete),
-        _route(state, m.THREAD_TURNS_LIST, history.turns_list),
-        _route(state, m.THREAD_ITEMS_LIST, history.items_list),
-        _route(state, m.THREAD_FORK, history.fork),
-        _route(state, m.THREAD_REVERT, history.revert),
+        _route(state, m.THREAD_TURNS_LIST, thread_history.turns_list),
+        _route(state, m.THREAD_ITEMS_LIST, thread_history.items_list),
+        _route(state, m.THREAD_FORK, thread_history.fork),
+        _route(state, m.THREAD_REVERT, thread_history.revert),
         _route(state, m.TURN_START, turn.start),
         _route(state, m.TURN_STEER, turn.steer),
         _route(state, m.TURN_INTERRUPT, turn.interrupt),
@@ -98,13 +99,13 @@ def build_routes(state: ServerState) -> dict[str, AnyRoute]:
         _route(state, m.COMMAND_EXEC_TERMINATE, command.terminate),
         _route(state, m.THREAD_SHELL_COMMAND, turn.shell_command),
         _route(state, m.THREAD_COMPACT_START, turn.compact_start),
-        _route(state, m.CONFIG_VALUE_WRITE, workspace.config_value_write),
-        _route(state, m.CONFIG_BATCH_WRITE, workspace.config_batch_write),
-        _route(state, m.CONFIG_REQUIREMENTS_READ, workspace.config_requirements_read),
-        _route(state, m.HOOKS_LIST, workspace.hooks_list),
-        _route(state, m.SKILLS_LIST, workspace.skills_list),
-        _route(state, m.PLUGIN_INSTALLED, workspace.plugin_installed),
-        _route(state, m.ACCOUNT_BEDROCK_CHECK, workspace.bedrock_check),
+        _route(state, m.CONFIG_VALUE_WRITE, config.config_value_write),
+        _route(state, m.CONFIG_BATCH_WRITE, config.config_batch_write),
+        _route(state, m.CONFIG_REQUIREMENTS_READ, config.config_requirements_read),
+        _route(state, m.HOOKS_LIST, config.hooks_list),
+        _route(state, m.SKILLS_LIST, config.skills_list),
+        _route(state, m.PLUGIN_INSTALLED, config.plugin_installed),
+        _route(state, m.ACCOUNT_BEDROCK_CHECK, config.bedrock_check),
         _route(state, m.THREAD_SEARCH, thread_extras.search),
         _route(state, m.THREAD_READ_STATE_UPDATE, thread_extras.read_state_update),
         _route(state, m.THREAD_SETTINGS_UPDATE, thread_extras.settings_update),

@@ -11,9 +11,9 @@ from tether_protocol.v2.turn import Turn, TurnItemsView
 from tether_server.core.events import IDLE, NOT_LOADED, ThreadReverted
 from tether_server.errors import InvalidRequest, MethodNotFound
 from tether_server.processor import projection
+from tether_server.processor.methods.thread import announce_started
 from tether_server.processor.settings import forked_settings, new_thread_record, stored_settings, wire
 from tether_server.processor.state import ServerState
-from tether_server.processor.thread import announce_started
 from tether_server.processor.views import session_response, thread_view, turn_view
 from tether_server.rpc.context import RequestContext
 from tether_server.store.base import (

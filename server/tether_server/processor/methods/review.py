@@ -16,8 +16,8 @@ from typing import Any
 from tether_protocol.v2 import review_mode as rm
 from tether_server.core.review_mode import ReviewJob
 from tether_server.errors import Conflict, NotFound, SandboxError, archived_message
+from tether_server.processor.methods.turn import DRAINING, answer_then_run
 from tether_server.processor.state import ServerState
-from tether_server.processor.turn import DRAINING, answer_then_run
 from tether_server.rpc.context import RequestContext
 from tether_server.sandbox.runner import PreparedCommand
 from tether_server.tools import git_review

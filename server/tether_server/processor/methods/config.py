@@ -1,4 +1,5 @@
-"""config writes, configRequirements/read, hooks/list, skills/list, plugins, MCP status, Bedrock check."""
+"""`config/read`, `config/value/write`, `config/batchWrite`, `configRequirements/read`; for now also
+`hooks/list`, `skills/list`, `plugin/installed` and the Bedrock check (to move to modules of their own)."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ from tether_protocol.common import EmptyParams
 from tether_protocol.v2 import config as cfgw
 from tether_protocol.v2 import workspace as ws
 from tether_server import safe_read
+from tether_server.config import config_to_wire, origins_to_wire
 from tether_server.config.hooks import configured_hooks
 from tether_server.config.skills import discover
 from tether_server.config.write import OVERRIDDEN_MESSAGE, Edit, WriteResult, write_config
@@ -136,3 +138,11 @@ async def bedrock_check(
     state: ServerState, ctx: RequestContext, params: EmptyParams
 ) -> ws.BedrockCheckGovCloudRequirementsResponse:
     return ws.BedrockCheckGovCloudRequirementsResponse()
+
+
+async def config_read(
+    state: ServerState, ctx: RequestContext, params: cfgw.ConfigReadParams
+) -> cfgw.ConfigReadResponse:
+    return cfgw.ConfigReadResponse.model_validate(
+        {"config": config_to_wire(state.config), "origins": origins_to_wire(state.config), "layers": None}
+    )
