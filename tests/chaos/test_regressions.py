@@ -26,7 +26,17 @@ async def test_seqs_sent_before_a_crash_are_not_reused_after_it(
     mark = server.mark()
     turn = await server.request("turn/start", {"threadId": tid, "input": [{"type": "text", "text": "go"}]})
     await fake_model.wait_for_gate("hold")
-    await server.notification("item/agentMessage/delta", after=mark, where=lambda p: p["itemId"] == "m2")
+    # Item ids are the thread's own (not m1/m2): m2's item is the agent message started after m1's.
+    m1 = await server.notification(
+        "item/completed", after=mark, where=lambda p: p["item"].get("text") == "done"
+    )
+    m2 = await server.notification(
+        "item/started",
+        after=mark,
+        where=lambda p: p["item"]["type"] == "agentMessage" and p["item"]["id"] != m1["params"]["item"]["id"],
+    )
+    m2_id = m2["params"]["item"]["id"]
+    await server.notification("item/agentMessage/delta", after=mark, where=lambda p: p["itemId"] == m2_id)
     last = max(m["seq"] for m in server.since(mark) if "seq" in m)
     server.kill()
     await server.close(check=False)

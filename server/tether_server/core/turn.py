@@ -11,6 +11,7 @@ from tether_server import log, metrics, telemetry
 from tether_server.core import events as ev
 from tether_server.core import items, web_search
 from tether_server.core.ids import now_ms
+from tether_server.core.item_ids import OutputItemIds
 from tether_server.core.ports import EventSink
 from tether_server.core.proposed_plan import ProposedPlan
 from tether_server.core.tool_calls import emit_turn_diff
@@ -225,6 +226,7 @@ class _Response:
     def __init__(self, run: TurnRun) -> None:
         self.run = run
         self.queue = _ToolQueue(run)
+        self.ids = OutputItemIds()
         self.last_message: items.AgentMessage | None = None
         self.completed = False
         self.usage: TokenUsage | None = None
@@ -246,7 +248,7 @@ class _Response:
                 # Text deltas are most of a response: each run of them is handled inline, without
                 # a coroutine, and fanned out together.
                 texts: list[OutputTextDelta] = []
-                for event in batch:
+                for event in self.ids.rename(batch):
                     if type(event) is OutputTextDelta:
                         texts.append(event)
                         continue

@@ -109,7 +109,10 @@ class MemoryThreadStore:
         for turn in batch.turns:
             self._threads[turn.thread_id].turns[turn.turn_id] = turn
         for item in batch.items:
-            self._threads[item.thread_id].items[item.item_id] = item
+            items = self._threads[item.thread_id].items
+            stored = items.get(item.item_id)
+            if stored is None or stored.turn_id == item.turn_id:  # never moved between turns
+                items[item.item_id] = item
         for entry in batch.history:
             self._threads[entry.thread_id].history[entry.ordinal] = entry
         for event in batch.events:

@@ -40,9 +40,12 @@ UPSERT_TURN = (
     f"INSERT INTO turns ({TURN_COLUMNS}) VALUES ({_marks(8)}) "
     f"ON CONFLICT (thread_id, turn_id) DO UPDATE SET {_updates(TURN_COLUMNS, 2)}"
 )
+# An item never moves between turns: a later turn's item under an id already taken (a model's id
+# reused) changes nothing stored.
 UPSERT_ITEM = (
     f"INSERT INTO items ({ITEM_COLUMNS}) VALUES ({_marks(7)}) "
-    "ON CONFLICT (thread_id, item_id) DO UPDATE SET turn_id = excluded.turn_id, " + _updates(ITEM_COLUMNS, 3)
+    f"ON CONFLICT (thread_id, item_id) DO UPDATE SET {_updates(ITEM_COLUMNS, 3)} "
+    "WHERE items.turn_id = excluded.turn_id"
 )
 INSERT_HISTORY = f"INSERT INTO history ({HISTORY_COLUMNS}) VALUES ({_marks(4)})"
 INSERT_EVENT = f"INSERT INTO events ({EVENT_COLUMNS}) VALUES ({_marks(5)})"
