@@ -110,6 +110,19 @@ def load_config(
     )
 
 
+def check_user_layer(loaded: LoadedConfig, text: str) -> None:
+    """Check config.toml's own values, even those a `-c` flag masks (as Codex checks a write).
+
+    The flags sit below the file here, so references to what only they define still resolve.
+
+    Raises:
+        ConfigError: a value of config.toml has the wrong type or shape.
+    """
+    user = _parse(text, loaded.path)
+    cli = parse_cli_overrides(loaded.overrides)
+    build_config(deep_merge(cli, user), [], strict=False)
+
+
 def with_overrides(config: Config, overrides: Mapping[str, Any]) -> Config:
     """Apply a thread/start `config` param (dotted keys → JSON values) to `config`.
 

@@ -23,7 +23,7 @@ from tomlkit.container import Container
 from tomlkit.exceptions import TOMLKitError
 from tomlkit.items import Table as TomlTable
 
-from tether_server.config.load import LoadedConfig, content_version
+from tether_server.config.load import LoadedConfig, check_user_layer, content_version
 from tether_server.config.overrides import parse_cli_overrides, split_key
 from tether_server.errors import ConfigError, InvalidRequest
 
@@ -32,6 +32,8 @@ MergeStrategy = Literal["replace", "upsert"]
 CONFLICT_MESSAGE = "Configuration was modified since last read. Fetch latest version and retry."
 READONLY_MESSAGE = "Only writes to the user config are allowed"
 OVERRIDDEN_MESSAGE = "Overridden by session flags"
+# Codex's words for a JSON null below the top of a written value (TOML has no null).
+NULL_MESSAGE = "invalid value: invalid type: null, expected any valid TOML value"
 
 
 class ConfigWriteError(InvalidRequest):
@@ -85,20 +87,30 @@ def write_config(
     path = loaded.path
     if file_path is not None and Path(file_path).resolve() != path.resolve():
         raise ConfigWriteError(READONLY_MESSAGE, "configLayerReadonly")
-    if not edits:
-        raise InvalidRequest("config/batchWrite needs at least one edit")
+    if any(_holds_null(edit.value) for edit in edits):
+        raise ConfigWriteError(NULL_MESSAGE, "configValidationError")
     path.parent.mkdir(parents=True, exist_ok=True)
     with _locked(path):
         text = _read(path)
         if expected_version is not None and expected_version != content_version(text):
             raise ConfigWriteError(CONFLICT_MESSAGE, "configVersionConflict")
+        if not edits:
+            # Codex answers an empty batch with the file's current version and writes nothing.
+            return WriteResult(path, content_version(text), loaded, None)
         new_text = _edited(text, edits)
         try:
+            check_user_layer(loaded, new_text)
             reloaded = loaded.reload(new_text)
         except ConfigError as exc:
             raise ConfigWriteError(f"Invalid configuration: {exc.message}", "configValidationError") from None
         _replace(path, new_text)
     return WriteResult(path, content_version(new_text), reloaded, _overridden(reloaded, edits))
+
+
+def _holds_null(value: Any) -> bool:
+    """Whether a null sits inside `value` (a null value itself means "remove the key")."""
+    inner = value.values() if isinstance(value, dict) else value if isinstance(value, list) else ()
+    return any(item is None or _holds_null(item) for item in inner)
 
 
 @contextmanager
@@ -164,8 +176,7 @@ def _item(value: Any) -> Any:
     if isinstance(value, dict):
         table = tomlkit.table()
         for key, inner in value.items():
-            if inner is not None:
-                table[key] = _item(inner)
+            table[key] = _item(inner)
         return table
     return value
 
