@@ -17,6 +17,8 @@ from tests.docs.samples import REPO, RUNNABLE, Context, pages, run, samples
 NOT_RUN = [
     ("README.md", "runs the whole test suite"),
     ("README.md", "the docs test runs this fake model itself, on a free port"),
+    ("docs/adding-a-method.md", "an illustration of a declaration, not a module"),
+    ("docs/adding-a-method.md", "an illustration of a handler, not a module"),
     ("docs/clients/ci.md", "a workflow file, run by GitHub Actions"),
     ("docs/clients/codex-tui.md", "the Codex TUI is interactive; tests/e2e/codex_tui drives it"),
     ("docs/clients/codex-tui.md", "opens a full-screen terminal UI"),
