@@ -68,6 +68,11 @@ THREAD_TOKEN_USAGE_UPDATED = NotificationSpec(
     n.ThreadTokenUsageUpdatedNotification,
     doc="Token usage after a call.",
 )
+THREAD_SETTINGS_UPDATED = NotificationSpec(
+    "thread/settings/updated",
+    tx.ThreadSettingsUpdatedNotification,
+    doc="The settings of the thread's next turns changed.",
+)
 THREAD_COMPACTED = NotificationSpec(
     "thread/compacted",
     n.ContextCompactedNotification,

@@ -9,9 +9,10 @@ from typing_extensions import TypeAliasType
 
 from tether_protocol.common import JsonValue, WireModel
 from tether_protocol.v2.sandbox import ApprovalsReviewer, AskForApproval, SandboxPolicy
-from tether_protocol.v2.thread import Thread
+from tether_protocol.v2.thread import ActivePermissionProfile, Thread, ThreadEnvironment
 from tether_protocol.v2.thread_history import SortDirection, ThreadReadState, ThreadSourceKind
-from tether_protocol.v2.turn import Personality, ReasoningSummary
+from tether_protocol.v2.thread_lifecycle import MultiAgentMode
+from tether_protocol.v2.turn import CollaborationMode, Personality, ReasoningSummary
 
 ThreadSearchSortKey = Literal["created_at", "updated_at", "recency_at"]
 
@@ -101,6 +102,33 @@ class ThreadSettingsUpdateParams(WireModel):
 
 class ThreadSettingsUpdateResponse(WireModel):
     """`thread/settings/update` result (`{}`)."""
+
+
+class ThreadSettings(WireModel):
+    """The settings a thread's next turns run with, as `thread/settings/updated` reports them."""
+
+    disabled_plugin_ids: list[str] = Field(default_factory=list)
+    cwd: str
+    environments: list[ThreadEnvironment] | None = None
+    approval_policy: AskForApproval
+    approvals_reviewer: ApprovalsReviewer
+    sandbox_policy: SandboxPolicy
+    active_permission_profile: ActivePermissionProfile | None = None
+    model: str
+    model_provider: str
+    service_tier: str | None = None
+    effort: str | None = None
+    summary: ReasoningSummary | None = None
+    collaboration_mode: CollaborationMode
+    multi_agent_mode: MultiAgentMode | None = None
+    personality: Personality | None = None
+
+
+class ThreadSettingsUpdatedNotification(WireModel):
+    """`thread/settings/updated`: a thread's settings changed (turn overrides, settings update)."""
+
+    thread_id: str
+    thread_settings: ThreadSettings
 
 
 class ThreadGoalGetParams(WireModel):

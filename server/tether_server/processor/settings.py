@@ -10,9 +10,11 @@ from typing import Any
 from pydantic import BaseModel
 
 from tether_protocol import CODEX_PROTOCOL_VERSION
+from tether_protocol.v2.thread_extras import ThreadSettings
 from tether_protocol.v2.thread_lifecycle import SessionOverrides
 from tether_protocol.v2.turn import TurnStartParams
 from tether_server.config import Config, with_overrides
+from tether_server.core import plan_mode
 from tether_server.core.ids import now_s, uuid7
 from tether_server.core.settings import TurnSettings, sandbox_mode_of, sandbox_policy_for_mode
 from tether_server.errors import InvalidRequest
@@ -196,3 +198,46 @@ def new_thread_record(settings: TurnSettings, **fields: Any) -> ThreadRecord:
     }
     values.update(fields)
     return ThreadRecord(**values)
+
+
+def permission_profile(settings: TurnSettings) -> dict[str, Any] | None:
+    """The built-in profile Codex 0.169.0 names beside a read-only sandbox (none beside the others)."""
+    return {"id": ":read-only", "extends": None} if settings.sandbox_policy.get("type") == "readOnly" else None
+
+
+def collaboration_json(settings: TurnSettings) -> dict[str, Any]:
+    """The thread's collaboration mode as Codex reports it: its model and effort are the thread's,
+    and its instructions null until a mode was chosen (then the client's, or Tether's own)."""
+    chosen = settings.collaboration_mode != plan_mode.DEFAULT or settings.collaboration_instructions is not None
+    return {
+        "mode": settings.collaboration_mode,
+        "settings": {
+            "model": settings.model,
+            "reasoning_effort": settings.effort,
+            "developer_instructions": plan_mode.instructions(settings) if chosen else None,
+        },
+    }
+
+
+def settings_view(settings: TurnSettings) -> ThreadSettings:
+    """What `thread/settings/updated` reports: the settings the thread's next turns run with."""
+    return ThreadSettings.model_validate(
+        {
+            "cwd": settings.cwd,
+            "environments": [
+                {"environmentId": "local", "cwd": settings.cwd, "runtimeWorkspaceRoots": [settings.cwd]}
+            ],
+            "approvalPolicy": settings.approval_policy,
+            "approvalsReviewer": settings.approvals_reviewer,
+            "sandboxPolicy": settings.sandbox_policy,
+            "activePermissionProfile": permission_profile(settings),
+            "model": settings.model,
+            "modelProvider": settings.model_provider,
+            "serviceTier": settings.service_tier,
+            "effort": settings.effort,
+            "summary": settings.summary,
+            "collaborationMode": collaboration_json(settings),
+            "multiAgentMode": "explicitRequestOnly",
+            "personality": settings.personality,
+        }
+    )

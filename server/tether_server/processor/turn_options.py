@@ -34,13 +34,14 @@ def apply(config: Config, settings: TurnSettings, params: TurnStartParams) -> Tu
     settings = replace(settings, additional_context=_context(params))
     mode = params.collaboration_mode
     if mode is not None:
-        # The mode's settings take precedence over the turn's model and effort.
+        # The mode's settings take precedence over the turn's model and effort: a mode without an
+        # effort leaves none (Codex 0.169.0 then reports `effort: null`).
         settings = replace(
             settings,
             collaboration_mode=mode.mode,
             collaboration_instructions=mode.settings.developer_instructions,
             model=mode.settings.model,
-            effort=mode.settings.reasoning_effort or settings.effort,
+            effort=mode.settings.reasoning_effort,
         )
     if params.permissions is not None:
         if params.sandbox_policy is not None:

@@ -95,3 +95,29 @@ def turn_position(turn: TurnRecord) -> Position:
 
 def item_position(item: ItemRecord) -> Position:
     return Position(item.ordinal, item.item_id)
+
+
+_PAST_ANY_ID = "\uffff"
+"""Sorts after every row id (uuids and other ASCII), in Python and in SQLite's byte order."""
+
+
+def anchor_cursor(cursor: str, toward: str) -> str:
+    """`cursor` (a position at one row of an ordinal ordering: turns or items) moved so that a page
+    read `toward` ("asc" or "desc") from it starts with that row instead of after it.
+
+    Codex's backwards cursors include their anchor row; the store's positions exclude it. Ordinals
+    are whole numbers, so the position just past the row's ordinal (or just before it) holds it.
+
+    Raises:
+        InvalidCursor: `cursor` is not a cursor.
+    """
+    try:
+        padded = cursor + "=" * (-len(cursor) % 4)
+        data = orjson.loads(base64.b64decode(padded, altchars=b"-_", validate=True))
+    except (binascii.Error, ValueError, UnicodeEncodeError) as exc:
+        raise InvalidCursor(f"invalid cursor: {cursor}") from exc
+    if not isinstance(data, dict) or not isinstance(data.get("s"), str) or not isinstance(data.get("k"), int):
+        raise InvalidCursor(f"invalid cursor: {cursor}")
+    k: int = data["k"]
+    moved = Position(k + 1, "") if toward == "desc" else Position(k - 1, _PAST_ANY_ID)
+    return encode_cursor(data["s"], moved)

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from tether_protocol.v2 import review_mode as rm
+from tether_protocol.v2.items import UserMessageItem
 from tether_server.core.review_mode import ReviewJob
 from tether_server.errors import Conflict, NotFound, SandboxError, archived_message
 from tether_server.processor.methods.turn import DRAINING, answer_then_run
@@ -67,4 +68,16 @@ async def start(
     repo = git_review.Repo(settings.cwd, _launcher(state, settings.sandbox_policy))
     scope = await _scope(params.target, repo)
     started = await handle.start_review(ReviewJob(scope.label, scope.request))
-    return rm.ReviewStartResponse(turn=answer_then_run(ctx, started), review_thread_id=params.thread_id)
+    turn = answer_then_run(ctx, started)
+    # Codex answers with the review request as the user's message (the label its client shows),
+    # under the turn's own id, and no root turn.
+    request = {
+        "type": "userMessage",
+        "id": turn.id,
+        "clientId": None,
+        "content": [{"type": "text", "text": scope.label, "text_elements": []}],
+        "startedAtMs": None,
+        "completedAtMs": None,
+    }
+    answer = turn.model_copy(update={"items": [UserMessageItem.model_validate(request)], "root_turn_id": None})
+    return rm.ReviewStartResponse(turn=answer, review_thread_id=params.thread_id)

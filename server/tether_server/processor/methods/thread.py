@@ -21,9 +21,10 @@ from tether_server.core.events import IDLE, NOT_LOADED
 from tether_server.core.ids import now_s
 from tether_server.core.settings import TurnSettings
 from tether_server.errors import Conflict, InvalidParams, InvalidRequest, NotFound, archived_message
-from tether_server.processor import projection
+from tether_server.processor import projection, resume_state
 from tether_server.processor.lifecycle import announce_recovered, apply_resumed
 from tether_server.processor.settings import (
+    collaboration_json,
     default_cwd,
     new_thread_record,
     overridden,
@@ -123,13 +124,26 @@ async def resume(
         after_seq = params.after_seq
         stored = await state.store.read_events(handle.thread_id, after_seq, limit=1_000_000)
         ctx.after_response(lambda: replay_then_subscribe(state, conn, handle, after_seq, stored))
+    usage = None if handle.ephemeral else await resume_state.last_usage(state.store, params.thread_id)
+    if usage is not None:
+        ctx.after_response(lambda: send_notification([conn], sm.THREAD_TOKEN_USAGE_UPDATED, usage))
     ctx.after_response(lambda: announce_recovered(state, handle))
     approvals = state.approvals
     ctx.after_response(lambda: approvals.resend(params.thread_id, conn))
     if state.dynamic is not None:
         dynamic = state.dynamic
         ctx.after_response(lambda: dynamic.resend(params.thread_id, conn))
-    return session_response(tl.ThreadResumeResponse, thread, handle.settings)
+    turns_back, items_back = (
+        (None, None) if handle.ephemeral else await resume_state.backwards_cursors(state.store, params.thread_id)
+    )
+    return session_response(
+        tl.ThreadResumeResponse,
+        thread,
+        handle.settings,
+        collaboration_mode=collaboration_json(handle.settings),
+        turns_backwards_cursor=turns_back,
+        items_backwards_cursor=items_back,
+    )
 
 
 async def _resume_overrides(state: ServerState, params: tl.ThreadResumeParams) -> TurnSettings | None:

@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import uuid
+from dataclasses import replace
 
 from tether_protocol import server_methods as sm
 from tether_protocol.v2 import thread_extras as tx
 from tether_protocol.v2.turn import TurnStartParams
 from tether_server.errors import Conflict, InvalidRequest, NotFound
-from tether_server.processor import projection
+from tether_server.processor import projection, settings_updates, turn_options
 from tether_server.processor.read_marks import experimental
 from tether_server.processor.settings import turn_settings, wire
 from tether_server.processor.state import ServerState
@@ -91,7 +92,11 @@ async def settings_update(
     overrides = TurnStartParams.model_validate(
         {"threadId": params.thread_id, "input": [], **params.model_dump(by_alias=True, exclude_none=True)}
     )
-    handle.update_settings(turn_settings(handle.settings, overrides))
+    before = handle.settings
+    after = turn_options.apply(state.config.config, turn_settings(before, overrides), overrides)
+    handle.update_settings(replace(after, additional_context=before.additional_context))
+    update = settings_updates.changed(params.thread_id, before, after)
+    ctx.after_response(lambda: settings_updates.announce(state, update))
     return tx.ThreadSettingsUpdateResponse()
 
 

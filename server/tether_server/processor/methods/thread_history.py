@@ -22,10 +22,12 @@ from tether_server.store.base import (
     InvalidCursor,
     ItemRecord,
     LoadedThread,
+    Page,
     SortDirection,
     ThreadRecord,
     TurnRecord,
 )
+from tether_server.store.cursors import anchor_cursor
 from tether_server.tools.git_info import git_info_off_loop
 
 
@@ -77,7 +79,7 @@ async def turns_list(
             items = [r.item for r in rows.data]
         data.append(turn_view(turn, _view_items(items, view), view))
     return th.ThreadTurnsListResponse(
-        data=data, next_cursor=page.next_cursor, backwards_cursor=page.backwards_cursor
+        data=data, next_cursor=page.next_cursor, backwards_cursor=_backwards(page, direction)
     )
 
 
@@ -106,8 +108,16 @@ async def items_list(
         for r in page.data
     ]
     return th.ThreadItemsListResponse(
-        data=data, next_cursor=page.next_cursor, backwards_cursor=page.backwards_cursor
+        data=data, next_cursor=page.next_cursor, backwards_cursor=_backwards(page, direction)
     )
+
+
+def _backwards(page: Page[Any], direction: SortDirection) -> str | None:
+    """Codex's backwards cursor: none for an empty page, else one that, read the other way,
+    starts with this page's first row again (a client catches that row's updates)."""
+    if not page.data or page.backwards_cursor is None:
+        return None
+    return anchor_cursor(page.backwards_cursor, "asc" if direction == "desc" else "desc")
 
 
 def _prefix(loaded: LoadedThread, last_turn_id: str | None) -> LoadedThread:
