@@ -66,13 +66,18 @@ async def exec_command(ctx: ToolContext, call_id: str, args: dict[str, Any]) -> 
     if decision.verdict == "reject":
         return ToolOutput(decision.reason or "rejected", success=False)
     item = items.CommandExecution(call_id, join_command(argv), str(cwd), parse_command_actions(cmd), now_ms())
-    if decision.verdict == "prompt":
+    asked = decision.verdict == "prompt"
+    if asked:
         refused = await _approve_command(ctx, item, decision, plan.session_key, args.get("justification"))
         if refused is not None:
             return refused
-    else:
+    # As Codex 0.169.0: the command's process id and `unifiedExecStartup` from the moment it runs;
+    # a command that waited for approval started as the agent's, without one.
+    process_id = ctx.processes.reserve_id()
+    item.process_id, item.source = str(process_id), "unifiedExecStartup"
+    if not asked:
         await _started(ctx, item)
-    return await _run_command(ctx, item, cmd, cwd, argv, args, sandboxed=decision.sandboxed)
+    return await _run_command(ctx, item, cmd, cwd, argv, args, process_id, sandboxed=decision.sandboxed)
 
 
 async def _approve_command(
@@ -113,6 +118,7 @@ async def _run_command(
     cwd: Path,
     argv: list[str],
     args: dict[str, Any],
+    process_id: int,
     *,
     sandboxed: bool,
 ) -> ToolOutput:
@@ -143,7 +149,7 @@ async def _run_command(
         on_exit=prepared.cleanup,
     )
     try:
-        result = await ctx.processes.exec_command(request, on_output)
+        result = await ctx.processes.exec_command(request, on_output, process_id)
     except TetherError as exc:
         _failed(item, exc.message)
         await _completed(ctx, item)
@@ -151,7 +157,6 @@ async def _run_command(
     item.aggregated_output = result.output
     item.exit_code = result.exit_code
     item.duration_ms = int((time.monotonic() - started) * 1000)
-    item.process_id = str(result.session_id) if result.session_id is not None else None
     item.status = "completed" if result.exit_code in (0, None) else "failed"
     if result.session_id is not None:
         ctx.session_items[result.session_id] = call_id

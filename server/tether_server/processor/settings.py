@@ -202,13 +202,17 @@ def new_thread_record(settings: TurnSettings, **fields: Any) -> ThreadRecord:
 
 def permission_profile(settings: TurnSettings) -> dict[str, Any] | None:
     """The built-in profile Codex 0.169.0 names beside a read-only sandbox (none beside the others)."""
-    return {"id": ":read-only", "extends": None} if settings.sandbox_policy.get("type") == "readOnly" else None
+    return (
+        {"id": ":read-only", "extends": None} if settings.sandbox_policy.get("type") == "readOnly" else None
+    )
 
 
 def collaboration_json(settings: TurnSettings) -> dict[str, Any]:
     """The thread's collaboration mode as Codex reports it: its model and effort are the thread's,
     and its instructions null until a mode was chosen (then the client's, or Tether's own)."""
-    chosen = settings.collaboration_mode != plan_mode.DEFAULT or settings.collaboration_instructions is not None
+    chosen = (
+        settings.collaboration_mode != plan_mode.DEFAULT or settings.collaboration_instructions is not None
+    )
     return {
         "mode": settings.collaboration_mode,
         "settings": {

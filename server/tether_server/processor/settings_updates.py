@@ -29,4 +29,6 @@ def changed(
 def announce(state: ServerState, update: ThreadSettingsUpdatedNotification | None) -> None:
     """Send `update` (if any) to the thread's subscribers."""
     if update is not None:
-        send_notification(state.subscriptions.subscribers(update.thread_id), sm.THREAD_SETTINGS_UPDATED, update)
+        send_notification(
+            state.subscriptions.subscribers(update.thread_id), sm.THREAD_SETTINGS_UPDATED, update
+        )

@@ -17,6 +17,25 @@ from tether_protocol.v2 import thread as th
 from tether_protocol.v2 import thread_extras as tx
 from tether_protocol.v2 import thread_history as hi
 
+THREAD_SETTINGS = tx.ThreadSettings.model_validate(
+    {
+        "cwd": s.CWD,
+        "environments": [{"environmentId": "local", "cwd": s.CWD, "runtimeWorkspaceRoots": [s.CWD]}],
+        "approvalPolicy": "on-request",
+        "approvalsReviewer": "user",
+        "sandboxPolicy": {"type": "readOnly", "networkAccess": False},
+        "activePermissionProfile": {"id": ":read-only", "extends": None},
+        "model": "gpt-5.5",
+        "modelProvider": "mock",
+        "effort": "high",
+        "collaborationMode": {
+            "mode": "plan",
+            "settings": {"model": "gpt-5.5", "reasoning_effort": "high", "developer_instructions": "plan"},
+        },
+        "multiAgentMode": "explicitRequestOnly",
+    }
+)
+
 NOTIFICATION_SAMPLES: dict[str, WireModel] = {
     "thread/started": n.ThreadStartedNotification(thread=s.THREAD),
     "thread/status/changed": n.ThreadStatusChangedNotification(
@@ -36,6 +55,10 @@ NOTIFICATION_SAMPLES: dict[str, WireModel] = {
         thread_id=s.THREAD_ID,
         turn_id=s.TURN_ID,
         token_usage=n.ThreadTokenUsage(total=s.USAGE, last=s.USAGE, model_context_window=258400),
+    ),
+    "thread/settings/updated": tx.ThreadSettingsUpdatedNotification(
+        thread_id=s.THREAD_ID,
+        thread_settings=THREAD_SETTINGS,
     ),
     "thread/compacted": n.ContextCompactedNotification(thread_id=s.THREAD_ID, turn_id=s.TURN_ID),
     "thread/goal/cleared": n.ThreadGoalClearedNotification(thread_id=s.THREAD_ID),

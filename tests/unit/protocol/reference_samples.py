@@ -153,6 +153,7 @@ _object_samples: list[tuple[str, WireModel]] = [
     ("GitInfo", th.GitInfo(sha="a")),
     ("ThreadSection", th.ThreadSection(id="s", name="n")),
     ("ThreadEnvironment", th.ThreadEnvironment(environment_id="local", cwd=s.CWD)),
+    ("ThreadSettings", msgs.THREAD_SETTINGS),
     ("Thread", s.THREAD),
     ("Thread", s.THREAD_FULL),
     ("ActivePermissionProfile", th.ActivePermissionProfile(id=":read-only", extends=":base")),

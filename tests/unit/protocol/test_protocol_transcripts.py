@@ -108,11 +108,7 @@ def test_transcripts_cover_the_core_message_kinds() -> None:
     assert ("server_result", "item/commandExecution/requestApproval") in kinds
 
 
-NOT_IN_THE_TABLES = {
-    "no/such/method",
-    # Codex announces a turn's settings change (plan_mode transcript); Tether does not send it yet.
-    "thread/settings/updated",
-}
+NOT_IN_THE_TABLES = {"no/such/method"}
 
 
 def test_every_transcript_method_is_in_the_tables() -> None:

@@ -79,5 +79,7 @@ async def start(
         "startedAtMs": None,
         "completedAtMs": None,
     }
-    answer = turn.model_copy(update={"items": [UserMessageItem.model_validate(request)], "root_turn_id": None})
+    answer = turn.model_copy(
+        update={"items": [UserMessageItem.model_validate(request)], "root_turn_id": None}
+    )
     return rm.ReviewStartResponse(turn=answer, review_thread_id=params.thread_id)

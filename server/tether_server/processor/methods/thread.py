@@ -134,7 +134,9 @@ async def resume(
         dynamic = state.dynamic
         ctx.after_response(lambda: dynamic.resend(params.thread_id, conn))
     turns_back, items_back = (
-        (None, None) if handle.ephemeral else await resume_state.backwards_cursors(state.store, params.thread_id)
+        (None, None)
+        if handle.ephemeral
+        else await resume_state.backwards_cursors(state.store, params.thread_id)
     )
     return session_response(
         tl.ThreadResumeResponse,

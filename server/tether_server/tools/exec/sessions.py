@@ -126,12 +126,22 @@ class ProcessSessions:
     def __len__(self) -> int:
         return len(self._sessions)
 
-    async def exec_command(self, req: ExecRequest, on_output: OutputSink | None) -> ExecResult:
+    def reserve_id(self) -> int:
+        """A process id for a command about to start: it names the command's item from the start, and
+        its session if the command outlives its yield time."""
+        process_id = self._next_id
+        self._next_id += 1
+        return process_id
+
+    async def exec_command(
+        self, req: ExecRequest, on_output: OutputSink | None, process_id: int | None = None
+    ) -> ExecResult:
         """Starts a command and waits for it to exit or for its yield time to pass.
 
         Args:
             req: the command.
             on_output: receives decoded text as it is produced (for outputDelta notifications).
+            process_id: the id `reserve_id` gave it (a new one when None).
 
         Raises:
             SpawnError: the command could not be started.
@@ -148,7 +158,9 @@ class ProcessSessions:
         proc.on_exit = req.on_exit
         self._running.add(proc)
         yield_ms = _clamp(req.yield_time_ms, EXEC_YIELD_MIN_MS, EXEC_YIELD_MAX_MS)
-        return await self._collect(proc, None, started, yield_ms, req.max_output_tokens, on_output)
+        return await self._collect(
+            proc, None, started, yield_ms, req.max_output_tokens, on_output, reserved=process_id
+        )
 
     async def write_stdin(
         self,
@@ -206,6 +218,7 @@ class ProcessSessions:
         yield_ms: int,
         max_output_tokens: int | None,
         on_output: OutputSink | None,
+        reserved: int | None = None,
     ) -> ExecResult:
         loop = asyncio.get_running_loop()
         try:
@@ -217,7 +230,7 @@ class ProcessSessions:
             await self._discard(proc, session_id)
             session_id = None
         elif session_id is None:
-            session_id = await self._register(proc)
+            session_id = await self._register(proc, reserved)
         budget = DEFAULT_MAX_OUTPUT_TOKENS if max_output_tokens is None else max_output_tokens
         return ExecResult(
             session_id=session_id,
@@ -240,14 +253,13 @@ class ProcessSessions:
             await _run_to_completion(self._discard(proc, session_id))
             raise
 
-    async def _register(self, proc: LiveProcess) -> int:
+    async def _register(self, proc: LiveProcess, reserved: int | None) -> int:
         while len(self._sessions) >= self._max_sessions:
             victim_id = next((sid for sid, p in self._sessions.items() if p.exit_code is not None), None)
             victim_id = next(iter(self._sessions)) if victim_id is None else victim_id
             _logger.info("exec_session_pruned", session_id=victim_id)
             await self._discard(self._sessions[victim_id], victim_id)
-        session_id = self._next_id
-        self._next_id += 1
+        session_id = self.reserve_id() if reserved is None else reserved
         self._sessions[session_id] = proc
         return session_id
 
