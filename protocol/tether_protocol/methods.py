@@ -8,6 +8,7 @@ params and result models, so that the server binds handlers to it with a static 
 
 from __future__ import annotations
 
+from tether_protocol import methods_settings as _settings
 from tether_protocol.common import EmptyParams, EmptyResult
 from tether_protocol.server_methods import SERVER_NOTIFICATIONS as SERVER_NOTIFICATIONS
 from tether_protocol.server_methods import SERVER_REQUESTS as SERVER_REQUESTS
@@ -382,7 +383,10 @@ REVIEW_START = MethodSpec(
     doc="Review changes (working tree, branch, commit or custom) in a turn of the thread.",
 )
 
-# Every client method above, in the order defined: a new method is one constant, nothing more.
+# Every client method above and in methods_settings, in the order defined: a new method is one
+# constant, nothing more.
 CLIENT_METHODS: dict[str, AnyMethodSpec] = {
-    spec.name: spec for spec in list(globals().values()) if isinstance(spec, MethodSpec)
+    spec.name: spec
+    for spec in [*globals().values(), *vars(_settings).values()]
+    if isinstance(spec, MethodSpec)
 }

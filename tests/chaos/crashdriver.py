@@ -3,7 +3,8 @@
 One round starts the daemon (WebSocket on loopback), connects the clients, checks what the last
 round's kill left behind, then drives turns until a randomly chosen number of messages has
 arrived and kills the daemon with SIGKILL. `Seen` is what the clients were told before the kill;
-`check_after_restart` holds the daemon to it.
+`check_after_restart` holds the daemon to it. Beside each turn a client saves a feedback bundle:
+every save answered is a whole ZIP after the kill, and no save leaves a partial file at its path.
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ import asyncio
 import contextlib
 import random
 import sqlite3
+import zipfile
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -61,6 +63,7 @@ class Figures:
     items_seen_completed: int = 0
     approvals_answered: int = 0
     turns_interrupted_by_crash: int = 0
+    feedback_saved: int = 0
 
 
 def random_turn_script(rng: random.Random, n: int) -> list[dict[str, Any]]:
@@ -133,6 +136,10 @@ class CrashDriver:
         self.figures = Figures()
         self.seen: list[Seen] = []
         self._turn_no = 0
+        self.feedback_dir = home.parent / "feedback"
+        self.feedback_dir.mkdir(parents=True, exist_ok=True)
+        self.saves_asked: list[Path] = []
+        self.saves_answered: set[str] = set()
 
     async def start(self) -> tuple[SocketServer, list[WsClient]]:
         args = [*mock_provider_args(self.fake.base_url), "--listen", "ws://127.0.0.1:0"]
@@ -157,8 +164,16 @@ class CrashDriver:
                     await client.request("thread/resume", {"threadId": self.thread_id})
             else:
                 marks = await self.check_after_restart(clients)
+                self.check_feedback()
             if kill:
                 await self.drive_until_kill(server, clients)
+                self.saves_answered |= {
+                    str(m["result"]["savedPath"])
+                    for c in clients
+                    for m in c.messages
+                    if isinstance(m.get("result"), dict) and "savedPath" in m["result"]
+                }
+                self.figures.feedback_saved = len(self.saves_answered)
                 self.seen = [Seen.of(c, self.thread_id, m) for c, m in zip(clients, marks, strict=True)]
             else:
                 await self.one_turn(clients)
@@ -206,6 +221,10 @@ class CrashDriver:
                 turn_mark = watcher.mark()
                 pending.append(asyncio.create_task(starter.request("turn/start", self._turn_params())))
                 self.figures.turns_started += 1
+                save_path = self.feedback_dir / f"feedback-{self._turn_no}.zip"
+                self.saves_asked.append(save_path)
+                save = {"classification": "bug", "savePath": str(save_path), "reason": "chaos"}
+                pending.append(asyncio.create_task(rng.choice(clients).request("feedback/save", save)))
 
                 if budget == 0:
                     break
@@ -228,6 +247,15 @@ class CrashDriver:
             for task in [*answerers, *pending]:
                 with contextlib.suppress(BaseException):
                     await task
+
+    def check_feedback(self) -> None:
+        """Every answered save is a whole bundle; an unanswered one is whole or absent, never partial."""
+        for path in self.saves_asked:
+            if str(path) not in self.saves_answered and not path.exists():
+                continue
+            with zipfile.ZipFile(path) as bundle:
+                assert bundle.testzip() is None, f"{path}: a damaged feedback bundle"
+                assert "report.json" in bundle.namelist(), f"{path}: no report.json"
 
     async def check_after_restart(self, clients: list[WsClient]) -> list[int]:
         """Hold the restarted daemon to what the killed one told its clients; returns fresh marks."""

@@ -2,7 +2,8 @@
 
 After each restart nothing a client was told is lost: every item it saw complete is in
 thread/read, every turn ended (completed or interrupted), the database is intact, a client
-resuming with afterSeq gets no gap and no duplicate, and the thread takes a new turn.
+resuming with afterSeq gets no gap and no duplicate, and the thread takes a new turn. Every feedback
+bundle a client was told is saved is a whole ZIP, and none is left half-written at its path.
 """
 
 from __future__ import annotations
@@ -26,4 +27,5 @@ async def test_random_sigkills_lose_nothing_reported_complete(
     await driver.round(kill=False)
     figures = driver.figures
     assert figures.kills == KILLS
+    assert figures.feedback_saved > 0, "no feedback save was answered before a kill"
     print(f"crash battery: {figures}")

@@ -6,8 +6,8 @@ of every JSON type, missing or unknown methods, params that are not objects, byt
 JSON. Every request id is unique (a counter), so answers can be counted per id.
 
 Values that would act outside the test are pinned (`pinned`): `command/exec` and
-`thread/shellCommand` only ever run `echo`, and the paths of `fs/*` and `config/*` methods (which
-write and remove files) all lie in a scratch directory.
+`thread/shellCommand` only ever run `echo`, and the paths of `fs/*`, `config/*` and `feedback/*`
+methods (which write and remove files) all lie in a scratch directory.
 """
 
 from __future__ import annotations
@@ -155,7 +155,7 @@ def _scalar(schema: dict[str, Any], kind: str | None) -> st.SearchStrategy[Json]
     return ANY_JSON
 
 
-_PATH_KEYS = {"path", "sourcePath", "destinationPath", "filePath"}
+_PATH_KEYS = {"path", "sourcePath", "destinationPath", "filePath", "savePath"}
 
 
 def pinned(method: str, params: Json, scratch: str) -> Json:
@@ -164,7 +164,7 @@ def pinned(method: str, params: Json, scratch: str) -> Json:
         return params
     if method.startswith("fuzzyFileSearch") and "roots" in params:
         params["roots"] = [scratch]  # a search from / would walk the whole machine
-    if method.startswith(("fs/", "config/")):
+    if method.startswith(("fs/", "config/", "feedback/")):
         for key in _PATH_KEYS & params.keys():
             if isinstance(params[key], str):
                 name = re.sub(r"[^A-Za-z0-9._-]", "_", params[key])[:60].lstrip(".")

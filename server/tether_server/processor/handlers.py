@@ -12,17 +12,22 @@ from collections.abc import Awaitable, Callable
 from typing import TypeVar
 
 from tether_protocol import methods as m
+from tether_protocol import methods_settings as ms
 from tether_protocol.common import WireModel
 from tether_protocol.spec import MethodSpec
 from tether_server.processor.methods import (
     account,
+    account_limits,
     command,
     config,
+    experimental_feature,
+    feedback,
     fs,
     fuzzy,
     initialize,
     mcp,
     model,
+    model_provider,
     review,
     thread,
     thread_extras,
@@ -115,5 +120,17 @@ def build_routes(state: ServerState) -> dict[str, AnyRoute]:
         _route(state, m.CONFIG_MCP_SERVER_RELOAD, mcp.reload),
         _route(state, m.MCP_SERVER_TOOL_CALL, mcp.tool_call),
         _route(state, m.MCP_SERVER_RESOURCE_READ, mcp.resource_read),
+        _route(state, ms.MODEL_PROVIDER_LIST, model_provider.provider_list),
+        _route(state, ms.MODEL_PROVIDER_CAPABILITIES_READ, model_provider.capabilities_read),
+        _route(state, ms.EXPERIMENTAL_FEATURE_LIST, experimental_feature.feature_list),
+        _route(state, ms.EXPERIMENTAL_FEATURE_ENABLEMENT_SET, experimental_feature.enablement_set),
+        _route(state, ms.PERMISSION_PROFILE_LIST, experimental_feature.permission_profile_list),
+        _route(state, ms.ACCOUNT_RATE_LIMITS_READ, account_limits.rate_limits_read),
+        _route(state, ms.ACCOUNT_USAGE_READ, account_limits.usage_read),
+        _route(state, ms.ACCOUNT_WORKSPACE_MESSAGES_READ, account_limits.workspace_messages_read),
+        _route(state, ms.ACCOUNT_SECURITY_SETUP_READ, account_limits.security_setup_read),
+        _route(state, ms.ACCOUNT_LOGIN_CANCEL, account_limits.login_cancel),
+        _route(state, ms.FEEDBACK_SAVE, feedback.save),
+        _route(state, ms.FEEDBACK_UPLOAD, feedback.upload),
     ]
     return {route.spec.name: route for route in routes}

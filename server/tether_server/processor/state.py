@@ -39,6 +39,8 @@ class ServerState:
     fuzzy: FuzzySessions = field(default_factory=FuzzySessions)
     file_jobs: FileJobs = field(default_factory=FileJobs)
     recovered: dict[str, list[TurnRecord]] = field(default_factory=dict)
+    # `experimentalFeature/enablement/set`: process-wide, never written (Codex keeps it in memory).
+    feature_enablement: dict[str, bool] = field(default_factory=dict)
     # The home, sockets and credential files: no client request reads them (fs/readFile).
     private_paths: list[Path] = field(default_factory=list)
     draining: bool = False

@@ -59,6 +59,18 @@ CORE_METHODS = {
     "config/mcpServer/reload",
     "mcpServer/tool/call",
     "mcpServer/resource/read",
+    "modelProvider/list",
+    "modelProvider/capabilities/read",
+    "experimentalFeature/list",
+    "experimentalFeature/enablement/set",
+    "permissionProfile/list",
+    "account/rateLimits/read",
+    "account/usage/read",
+    "account/workspaceMessages/read",
+    "account/securitySetup/read",
+    "account/login/cancel",
+    "feedback/save",
+    "feedback/upload",
 }
 UNSCOPED = {
     "initialize",
@@ -97,6 +109,18 @@ UNSCOPED = {
     "config/mcpServer/reload",
     "mcpServer/tool/call",
     "mcpServer/resource/read",
+    "modelProvider/list",
+    "modelProvider/capabilities/read",
+    "experimentalFeature/list",
+    "experimentalFeature/enablement/set",
+    "permissionProfile/list",
+    "account/rateLimits/read",
+    "account/usage/read",
+    "account/workspaceMessages/read",
+    "account/securitySetup/read",
+    "account/login/cancel",
+    "feedback/save",
+    "feedback/upload",
 }
 
 

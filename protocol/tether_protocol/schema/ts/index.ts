@@ -40,9 +40,13 @@ export type BedrockCheckGovCloudRequirementsResponse = { isGovCloud: boolean; sh
 
 export type ByteRange = { end: number; start: number; };
 
+export type CancelLoginAccountParams = { loginId: string; };
+
+export type CancelLoginAccountResponse = { status: "canceled" | "notFound"; };
+
 export type ClientInfo = { name: string; title?: string | null; version: string; };
 
-export type ClientRequest = { id: RequestId; method: "initialize"; params: InitializeParams; } | { id: RequestId; method: "thread/start"; params: ThreadStartParams; } | { id: RequestId; method: "thread/resume"; params: ThreadResumeParams; } | { id: RequestId; method: "thread/fork"; params: ThreadForkParams; } | { id: RequestId; method: "thread/list"; params: ThreadListParams; } | { id: RequestId; method: "thread/read"; params: ThreadReadParams; } | { id: RequestId; method: "thread/turns/list"; params: ThreadTurnsListParams; } | { id: RequestId; method: "thread/items/list"; params: ThreadItemsListParams; } | { id: RequestId; method: "thread/archive"; params: ThreadArchiveParams; } | { id: RequestId; method: "thread/unarchive"; params: ThreadUnarchiveParams; } | { id: RequestId; method: "thread/delete"; params: ThreadDeleteParams; } | { id: RequestId; method: "thread/name/set"; params: ThreadSetNameParams; } | { id: RequestId; method: "thread/compact/start"; params: ThreadCompactStartParams; } | { id: RequestId; method: "thread/revert"; params: ThreadRevertParams; } | { id: RequestId; method: "thread/unsubscribe"; params: ThreadUnsubscribeParams; } | { id: RequestId; method: "thread/loaded/list"; params: ThreadLoadedListParams; } | { id: RequestId; method: "thread/shellCommand"; params: ThreadShellCommandParams; } | { id: RequestId; method: "turn/start"; params: TurnStartParams; } | { id: RequestId; method: "turn/steer"; params: TurnSteerParams; } | { id: RequestId; method: "turn/interrupt"; params: TurnInterruptParams; } | { id: RequestId; method: "command/exec"; params: CommandExecParams; } | { id: RequestId; method: "command/exec/write"; params: CommandExecWriteParams; } | { id: RequestId; method: "command/exec/resize"; params: CommandExecResizeParams; } | { id: RequestId; method: "command/exec/terminate"; params: CommandExecTerminateParams; } | { id: RequestId; method: "model/list"; params: ModelListParams; } | { id: RequestId; method: "account/read"; params: GetAccountParams; } | { id: RequestId; method: "account/login/start"; params: LoginAccountParams; } | { id: RequestId; method: "account/logout"; params: EmptyParams; } | { id: RequestId; method: "collaborationMode/list"; params: CollaborationModeListParams; } | { id: RequestId; method: "config/read"; params: ConfigReadParams; } | { id: RequestId; method: "fs/readFile"; params: FsReadFileParams; } | { id: RequestId; method: "config/value/write"; params: ConfigValueWriteParams; } | { id: RequestId; method: "config/batchWrite"; params: ConfigBatchWriteParams; } | { id: RequestId; method: "configRequirements/read"; params: EmptyParams; } | { id: RequestId; method: "hooks/list"; params: HooksListParams; } | { id: RequestId; method: "skills/list"; params: SkillsListParams; } | { id: RequestId; method: "plugin/installed"; params: PluginInstalledParams; } | { id: RequestId; method: "account/bedrock/checkGovCloudRequirements"; params: EmptyParams; } | { id: RequestId; method: "thread/search"; params: ThreadSearchParams; } | { id: RequestId; method: "thread/readState/update"; params: ThreadReadStateUpdateParams; } | { id: RequestId; method: "thread/settings/update"; params: ThreadSettingsUpdateParams; } | { id: RequestId; method: "thread/goal/get"; params: ThreadGoalGetParams; } | { id: RequestId; method: "thread/backgroundTerminals/list"; params: ThreadBackgroundTerminalsListParams; } | { id: RequestId; method: "mcpServerStatus/list"; params: ListMcpServerStatusParams; } | { id: RequestId; method: "config/mcpServer/reload"; params: EmptyParams; } | { id: RequestId; method: "mcpServer/tool/call"; params: McpServerToolCallParams; } | { id: RequestId; method: "mcpServer/resource/read"; params: McpResourceReadParams; } | { id: RequestId; method: "fs/writeFile"; params: FsWriteFileParams; } | { id: RequestId; method: "fs/createDirectory"; params: FsCreateDirectoryParams; } | { id: RequestId; method: "fs/getMetadata"; params: FsGetMetadataParams; } | { id: RequestId; method: "fs/readDirectory"; params: FsReadDirectoryParams; } | { id: RequestId; method: "fs/remove"; params: FsRemoveParams; } | { id: RequestId; method: "fs/copy"; params: FsCopyParams; } | { id: RequestId; method: "fs/watch"; params: FsWatchParams; } | { id: RequestId; method: "fs/unwatch"; params: FsUnwatchParams; } | { id: RequestId; method: "fuzzyFileSearch"; params: FuzzyFileSearchParams; } | { id: RequestId; method: "fuzzyFileSearch/sessionStart"; params: FuzzyFileSearchSessionStartParams; } | { id: RequestId; method: "fuzzyFileSearch/sessionUpdate"; params: FuzzyFileSearchSessionUpdateParams; } | { id: RequestId; method: "fuzzyFileSearch/sessionStop"; params: FuzzyFileSearchSessionStopParams; } | { id: RequestId; method: "review/start"; params: ReviewStartParams; };
+export type ClientRequest = { id: RequestId; method: "initialize"; params: InitializeParams; } | { id: RequestId; method: "thread/start"; params: ThreadStartParams; } | { id: RequestId; method: "thread/resume"; params: ThreadResumeParams; } | { id: RequestId; method: "thread/fork"; params: ThreadForkParams; } | { id: RequestId; method: "thread/list"; params: ThreadListParams; } | { id: RequestId; method: "thread/read"; params: ThreadReadParams; } | { id: RequestId; method: "thread/turns/list"; params: ThreadTurnsListParams; } | { id: RequestId; method: "thread/items/list"; params: ThreadItemsListParams; } | { id: RequestId; method: "thread/archive"; params: ThreadArchiveParams; } | { id: RequestId; method: "thread/unarchive"; params: ThreadUnarchiveParams; } | { id: RequestId; method: "thread/delete"; params: ThreadDeleteParams; } | { id: RequestId; method: "thread/name/set"; params: ThreadSetNameParams; } | { id: RequestId; method: "thread/compact/start"; params: ThreadCompactStartParams; } | { id: RequestId; method: "thread/revert"; params: ThreadRevertParams; } | { id: RequestId; method: "thread/unsubscribe"; params: ThreadUnsubscribeParams; } | { id: RequestId; method: "thread/loaded/list"; params: ThreadLoadedListParams; } | { id: RequestId; method: "thread/shellCommand"; params: ThreadShellCommandParams; } | { id: RequestId; method: "turn/start"; params: TurnStartParams; } | { id: RequestId; method: "turn/steer"; params: TurnSteerParams; } | { id: RequestId; method: "turn/interrupt"; params: TurnInterruptParams; } | { id: RequestId; method: "command/exec"; params: CommandExecParams; } | { id: RequestId; method: "command/exec/write"; params: CommandExecWriteParams; } | { id: RequestId; method: "command/exec/resize"; params: CommandExecResizeParams; } | { id: RequestId; method: "command/exec/terminate"; params: CommandExecTerminateParams; } | { id: RequestId; method: "model/list"; params: ModelListParams; } | { id: RequestId; method: "account/read"; params: GetAccountParams; } | { id: RequestId; method: "account/login/start"; params: LoginAccountParams; } | { id: RequestId; method: "account/logout"; params: EmptyParams; } | { id: RequestId; method: "collaborationMode/list"; params: CollaborationModeListParams; } | { id: RequestId; method: "config/read"; params: ConfigReadParams; } | { id: RequestId; method: "fs/readFile"; params: FsReadFileParams; } | { id: RequestId; method: "config/value/write"; params: ConfigValueWriteParams; } | { id: RequestId; method: "config/batchWrite"; params: ConfigBatchWriteParams; } | { id: RequestId; method: "configRequirements/read"; params: EmptyParams; } | { id: RequestId; method: "hooks/list"; params: HooksListParams; } | { id: RequestId; method: "skills/list"; params: SkillsListParams; } | { id: RequestId; method: "plugin/installed"; params: PluginInstalledParams; } | { id: RequestId; method: "account/bedrock/checkGovCloudRequirements"; params: EmptyParams; } | { id: RequestId; method: "thread/search"; params: ThreadSearchParams; } | { id: RequestId; method: "thread/readState/update"; params: ThreadReadStateUpdateParams; } | { id: RequestId; method: "thread/settings/update"; params: ThreadSettingsUpdateParams; } | { id: RequestId; method: "thread/goal/get"; params: ThreadGoalGetParams; } | { id: RequestId; method: "thread/backgroundTerminals/list"; params: ThreadBackgroundTerminalsListParams; } | { id: RequestId; method: "mcpServerStatus/list"; params: ListMcpServerStatusParams; } | { id: RequestId; method: "config/mcpServer/reload"; params: EmptyParams; } | { id: RequestId; method: "mcpServer/tool/call"; params: McpServerToolCallParams; } | { id: RequestId; method: "mcpServer/resource/read"; params: McpResourceReadParams; } | { id: RequestId; method: "fs/writeFile"; params: FsWriteFileParams; } | { id: RequestId; method: "fs/createDirectory"; params: FsCreateDirectoryParams; } | { id: RequestId; method: "fs/getMetadata"; params: FsGetMetadataParams; } | { id: RequestId; method: "fs/readDirectory"; params: FsReadDirectoryParams; } | { id: RequestId; method: "fs/remove"; params: FsRemoveParams; } | { id: RequestId; method: "fs/copy"; params: FsCopyParams; } | { id: RequestId; method: "fs/watch"; params: FsWatchParams; } | { id: RequestId; method: "fs/unwatch"; params: FsUnwatchParams; } | { id: RequestId; method: "fuzzyFileSearch"; params: FuzzyFileSearchParams; } | { id: RequestId; method: "fuzzyFileSearch/sessionStart"; params: FuzzyFileSearchSessionStartParams; } | { id: RequestId; method: "fuzzyFileSearch/sessionUpdate"; params: FuzzyFileSearchSessionUpdateParams; } | { id: RequestId; method: "fuzzyFileSearch/sessionStop"; params: FuzzyFileSearchSessionStopParams; } | { id: RequestId; method: "review/start"; params: ReviewStartParams; } | { id: RequestId; method: "modelProvider/list"; params: ModelProviderListParams; } | { id: RequestId; method: "modelProvider/capabilities/read"; params: ModelProviderCapabilitiesReadParams; } | { id: RequestId; method: "experimentalFeature/list"; params: ExperimentalFeatureListParams; } | { id: RequestId; method: "experimentalFeature/enablement/set"; params: ExperimentalFeatureEnablementSetParams; } | { id: RequestId; method: "permissionProfile/list"; params: PermissionProfileListParams; } | { id: RequestId; method: "account/rateLimits/read"; params: GetAccountRateLimitsParams; } | { id: RequestId; method: "account/usage/read"; params: GetAccountTokenUsageParams; } | { id: RequestId; method: "account/workspaceMessages/read"; params: EmptyParams; } | { id: RequestId; method: "account/securitySetup/read"; params: EmptyParams; } | { id: RequestId; method: "account/login/cancel"; params: CancelLoginAccountParams; } | { id: RequestId; method: "feedback/save"; params: FeedbackSaveParams; } | { id: RequestId; method: "feedback/upload"; params: FeedbackUploadParams; };
 
 export type CodexErrorInfo = ("contextWindowExceeded" | "sessionBudgetExceeded" | "usageLimitExceeded" | "rateLimitExceeded" | "flexUnavailable" | "serverOverloaded" | "modelNotFound" | "policyCapacityUnavailable" | "inferenceHookDenied" | "cyberPolicy" | "misalignmentPolicyViolation" | "tooManyDenials" | "internalServerError" | "unauthorized" | "badRequest" | "threadRollbackFailed" | "sandboxError" | "other") | HttpConnectionFailedInfo | ResponseStreamConnectionFailedInfo | ResponseStreamDisconnectedInfo | ResponseTooManyFailedAttemptsInfo | ActiveTurnNotSteerableInfo;
 
@@ -118,6 +122,8 @@ export type ContextCompactedNotification = { threadId: string; turnId: string; }
 
 export type ContextCompactionItem = { completedAtMs: number | null; id: string; startedAtMs: number | null; type: "contextCompaction"; };
 
+export type CustomGatewayProviderSettings = { auth: NoneGatewayAuth | EnvGatewayAuth | ExternalGatewayAuth; type: "customGateway"; };
+
 export type CustomReviewTarget = { instructions: string; type: "custom"; };
 
 export type CustomSessionSource = { custom: string; };
@@ -142,13 +148,35 @@ export type EmptyResult = { [key: string]: unknown };
 
 export type EnteredReviewModeItem = { completedAtMs: number | null; id: string; review: string; startedAtMs: number | null; type: "enteredReviewMode"; };
 
+export type EnvGatewayAuth = { envKey: string; mode: "environmentVariable"; };
+
 export type ErrorNotification = { error: TurnError; threadId: string; turnId: string; willRetry: boolean; };
 
 export type ExecPolicyAmendmentBody = { execpolicy_amendment: Array<string>; };
 
 export type ExitedReviewModeItem = { completedAtMs: number | null; id: string; review: string; startedAtMs: number | null; type: "exitedReviewMode"; };
 
+export type ExperimentalFeature = { announcement: string | null; defaultEnabled: boolean; description: string | null; displayName: string | null; enabled: boolean; name: string; stage: "beta" | "underDevelopment" | "stable" | "deprecated" | "removed"; };
+
+export type ExperimentalFeatureEnablementSetParams = { enablement: { [key: string]: boolean; }; };
+
+export type ExperimentalFeatureEnablementSetResponse = { enablement: { [key: string]: boolean; }; };
+
+export type ExperimentalFeatureListParams = { cursor?: string | null; limit?: number | null; threadId?: string | null; };
+
+export type ExperimentalFeatureListResponse = { data: Array<ExperimentalFeature>; nextCursor: string | null; };
+
+export type ExternalGatewayAuth = { envKey: string | null; mode: "externallyConfigured"; };
+
 export type ExternalSandboxPolicy = { networkAccess?: "restricted" | "enabled"; type: "externalSandbox"; };
+
+export type FeedbackSaveParams = { classification: string; extraLogFiles?: Array<string> | null; includeLogs?: boolean; reason?: string | null; savePath: string; tags?: { [key: string]: string; } | null; threadId?: string | null; };
+
+export type FeedbackSaveResponse = { promptHash: string | null; savedPath: string; threadId: string; };
+
+export type FeedbackUploadParams = { classification: string; extraLogFiles?: Array<string> | null; includeLogs?: boolean; reason?: string | null; tags?: { [key: string]: string; } | null; threadId?: string | null; };
+
+export type FeedbackUploadResponse = { promptHash: string | null; threadId: string; };
 
 export type FileChangeItem = { changes: Array<FileUpdateChange>; completedAtMs: number | null; id: string; startedAtMs: number | null; status: "inProgress" | "completed" | "failed" | "declined"; type: "fileChange"; };
 
@@ -228,7 +256,19 @@ export type FuzzyFileSearchSessionUpdatedNotification = { files: Array<FuzzyFile
 
 export type GetAccountParams = { refreshToken?: boolean; };
 
+export type GetAccountRateLimitsParams = { excludeResetCreditDetails?: boolean; supportsLunaReserve?: boolean; };
+
+export type GetAccountRateLimitsResponse = { rateLimits: unknown; };
+
 export type GetAccountResponse = { account: ApiKeyAccount | null; requiresOpenaiAuth: boolean; userId: string | null; };
+
+export type GetAccountSecuritySetupResponse = { notice: unknown; };
+
+export type GetAccountTokenUsageParams = { threadId?: string | null; };
+
+export type GetAccountTokenUsageResponse = { summary: unknown; };
+
+export type GetWorkspaceMessagesResponse = { featureEnabled: boolean; messages: Array<unknown>; };
 
 export type GitInfo = { branch: string | null; originUrl: string | null; sha: string | null; };
 
@@ -340,6 +380,16 @@ export type ModelListParams = { cursor?: string | null; includeHidden?: boolean 
 
 export type ModelListResponse = { data: Array<Model>; nextCursor: string | null; };
 
+export type ModelProviderCapabilitiesReadParams = { [key: string]: unknown };
+
+export type ModelProviderCapabilitiesReadResponse = { imageGeneration: boolean; webSearch: boolean; };
+
+export type ModelProviderListParams = { [key: string]: unknown };
+
+export type ModelProviderListResponse = { canChangeDefault: boolean; data: Array<ModelProviderSummary>; defaultProviderId: string; };
+
+export type ModelProviderSummary = { baseUrl: string | null; canEdit: boolean; id: string; name: string; settings: OpenaiProviderSettings | CustomGatewayProviderSettings; };
+
 export type ModelServiceTier = { description: string; id: string; name: string; };
 
 export type ModelUpgradeInfo = { migrationMarkdown: string | null; model: string; modelLink: string | null; retirementAt: number | null; upgradeCopy: string | null; };
@@ -352,7 +402,11 @@ export type NetworkPolicyAmendmentBody = { network_policy_amendment: NetworkPoli
 
 export type NonSteerableTurn = { turnKind: "review" | "compact"; };
 
+export type NoneGatewayAuth = { mode: "none"; };
+
 export type OpenPageWebAction = { type: "openPage"; url: string | null; };
+
+export type OpenaiProviderSettings = { type: "openai"; };
 
 export type OtherWebAction = { type: "other"; };
 
@@ -361,6 +415,12 @@ export type OverriddenMetadata = { effectiveValue: unknown; message: string; ove
 export type PackagedDefaultsLayerSource = { file: string; type: "packagedDefaults"; };
 
 export type PatchChangeKind = AddChange | DeleteChange | UpdateChange;
+
+export type PermissionProfileListParams = { cursor?: string | null; cwd?: string | null; limit?: number | null; };
+
+export type PermissionProfileListResponse = { data: Array<PermissionProfileSummary>; nextCursor: string | null; };
+
+export type PermissionProfileSummary = { allowed: boolean; description: string | null; id: string; };
 
 export type PlanDeltaNotification = { delta: string; itemId: string; threadId: string; turnId: string; };
 

@@ -1,0 +1,57 @@
+"""`account/rateLimits/read`, `account/usage/read`, `account/workspaceMessages/read`,
+`account/securitySetup/read`, `account/login/cancel`: what an account page reads.
+
+Limits, usage and workspace messages belong to a ChatGPT account on OpenAI's backend; Tether signs
+in with API keys only, so it answers as Codex does for an API key (or no account): the same
+-32600 errors, worded by the account kind in use.
+"""
+
+from __future__ import annotations
+
+from tether_protocol.common import EmptyParams
+from tether_protocol.v2 import account_limits as al
+from tether_server.errors import InvalidRequest
+from tether_server.processor.methods.account import has_key
+from tether_server.processor.state import ServerState
+from tether_server.processor.uuid_text import uuid_error
+from tether_server.rpc.context import RequestContext
+
+
+def _chatgpt_only(state: ServerState, what: str) -> InvalidRequest:
+    # Codex names what is missing: any account at all, or (with an API key) a ChatGPT one.
+    kind = "chatgpt" if has_key(state) else "codex account"
+    return InvalidRequest(f"{kind} authentication required to read {what}")
+
+
+async def rate_limits_read(
+    state: ServerState, ctx: RequestContext, params: al.GetAccountRateLimitsParams
+) -> al.GetAccountRateLimitsResponse:
+    raise _chatgpt_only(state, "rate limits")
+
+
+async def usage_read(
+    state: ServerState, ctx: RequestContext, params: al.GetAccountTokenUsageParams
+) -> al.GetAccountTokenUsageResponse:
+    raise _chatgpt_only(state, "token usage")
+
+
+async def workspace_messages_read(
+    state: ServerState, ctx: RequestContext, params: EmptyParams
+) -> al.GetWorkspaceMessagesResponse:
+    raise _chatgpt_only(state, "workspace messages")
+
+
+async def security_setup_read(
+    state: ServerState, ctx: RequestContext, params: EmptyParams
+) -> al.GetAccountSecuritySetupResponse:
+    """No notice: Codex has none for an API key or no account."""
+    return al.GetAccountSecuritySetupResponse(notice=None)
+
+
+async def login_cancel(
+    state: ServerState, ctx: RequestContext, params: al.CancelLoginAccountParams
+) -> al.CancelLoginAccountResponse:
+    """No browser sign-in is ever pending (API keys only): a well-formed id is `notFound`."""
+    if uuid_error(params.login_id) is not None:
+        raise InvalidRequest(f"invalid login id: {params.login_id}")
+    return al.CancelLoginAccountResponse(status="notFound")
