@@ -2,7 +2,8 @@
 
 Tether acts on none of these flags: the list is Codex's, so that a settings page written for Codex
 shows the same entries and a `[features]` table copied from Codex reads back the same. A flag is
-enabled by runtime enablement if set, else by `features.<name>` in the config, else by default.
+enabled by `features.<name>` in the config if set (config.toml or `-c`), else by runtime
+enablement, else by default: Codex 0.169.0 lets the config win over `enablement/set`.
 """
 
 from __future__ import annotations
@@ -308,11 +309,9 @@ CATALOGUE: tuple[Feature, ...] = _catalogue()
 
 
 def enabled(feature: Feature, configured: object, runtime: Mapping[str, bool]) -> bool:
-    """Whether `feature` is on: runtime enablement, else the config's `features` table, else default."""
-    if feature.name in runtime:
-        return runtime[feature.name]
+    """Whether `feature` is on: the config's `features` table, else runtime enablement, else default."""
     if isinstance(configured, Mapping):
         value = configured.get(feature.name)
         if isinstance(value, bool):
             return value
-    return feature.default_enabled
+    return runtime.get(feature.name, feature.default_enabled)

@@ -15,6 +15,8 @@ Observed on the real binary (no auth or an API key alike):
 - enablement/set applies only 15 runtime-toggleable flags (`memories`, `tool_suggest`, …) and
   answers those applied, sorted; any other name (beta, stable, unknown) is left out of the answer
   and changes nothing. Applied flags show in the list; nothing is written to config.toml.
+- a flag config.toml sets keeps the config's value in the list even after enablement/set changed it
+  (`memories = false` and `tool_suggest = true` stay so; the set still answers them as applied).
 """
 
 from __future__ import annotations
@@ -157,3 +159,16 @@ async def test_a_non_boolean_enablement_is_refused_and_changes_nothing(start_app
     assert caught.value.code == -32602
     assert caught.value.message.startswith("Invalid params: `enablement.memories`")
     assert flags["memories"]["enabled"] is False
+
+
+async def test_the_config_wins_over_runtime_enablement(start_app: StartApp, tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    home.mkdir()
+    (home / "config.toml").write_text("[features]\nmemories = false\ntool_suggest = true\n")
+    server = await start_app(home=home)
+    applied = await server.request(
+        "experimentalFeature/enablement/set", {"enablement": {"memories": True, "tool_suggest": False}}
+    )
+    flags = _by_name(await server.request("experimentalFeature/list", {}))
+    assert applied == {"enablement": {"memories": True, "tool_suggest": False}}
+    assert (flags["memories"]["enabled"], flags["tool_suggest"]["enabled"]) == (False, True)

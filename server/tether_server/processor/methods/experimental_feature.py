@@ -1,7 +1,7 @@
 """`experimentalFeature/list`, `experimentalFeature/enablement/set`, `permissionProfile/list`.
 
 The feature list is Codex 0.169.0's catalogue (config/features.py) with each flag's state from
-runtime enablement and the config's `[features]` table. Enablement is process-wide and kept in
+the config's `[features]` table and runtime enablement (the config wins, as in Codex). Enablement is process-wide and kept in
 memory only, as Codex keeps it: nothing is written, and a restart forgets it. Both lists page by
 offset, with Codex's cursor wording.
 """
