@@ -105,14 +105,22 @@ class Providers:
                 request_max_retries=info.request_max_retries,
                 stream_max_retries=info.stream_max_retries,
             )
-            from tether_server.providers.responses import ResponsesProvider
-
-            self._cache[provider_id] = ResponsesProvider(settings)
+            self._cache[provider_id] = _provider_for(info.wire_api, settings)
         return self._cache[provider_id]
 
     async def aclose(self) -> None:
         for provider in [*self._cache.values(), *self._retired]:
             await provider.aclose()
+
+
+def _provider_for(wire_api: str, settings: ProviderSettings) -> ResponsesProvider:
+    from tether_server.providers.responses import ResponsesProvider
+
+    if wire_api == "chat":
+        from tether_server.providers.chat import ChatProvider
+
+        return ChatProvider(settings)
+    return ResponsesProvider(settings)
 
 
 class SandboxGate:

@@ -66,6 +66,9 @@ class FakeResponsesServer:
         loop_script: replay the script from the start once exhausted (benchmarks).
     """
 
+    model_path = "/responses"
+    """The endpoint whose POSTs are model requests (`FakeChatServer`: ``/chat/completions``)."""
+
     def __init__(
         self,
         script: Iterable[ScriptedResponse] = (),
@@ -73,7 +76,10 @@ class FakeResponsesServer:
         host: str = "127.0.0.1",
         port: int = 0,
         loop_script: bool = False,
+        models: Iterable[str] = (),
     ) -> None:
+        self.models = list(models)
+        """Model ids `GET …/models` lists, as OpenAI-compatible servers answer it."""
         self._script: deque[ScriptedResponse] = deque(script)
         self._all = list(self._script) if loop_script else []
         self._host, self._port = host, port
@@ -186,7 +192,7 @@ class FakeResponsesServer:
         method, target, headers = _parse_head(head)
         raw = await reader.readexactly(int(headers.get("content-length", "0")))
         path, _, query = target.partition("?")
-        if method == "POST" and path.endswith("/responses"):
+        if method == "POST" and path.endswith(self.model_path):
             request = RecordedRequest(path, headers, _json(raw), method, query, raw)
             await self._answer_model_request(writer, request)
         elif method == "POST" and path.startswith(_RELEASE_PREFIX):
@@ -196,7 +202,8 @@ class FakeResponsesServer:
             recorded = [{"path": r.path, "headers": r.headers, "body": r.body} for r in self.requests]
             await _write_json(writer, 200, recorded)
         elif method == "GET" and path.endswith("/models"):
-            await _write_json(writer, 200, {"object": "list", "data": []})
+            listed = [{"id": name, "object": "model", "owned_by": "fake"} for name in self.models]
+            await _write_json(writer, 200, {"object": "list", "data": listed})
         else:
             await _write_json(writer, 404, {"error": {"message": f"no route for {method} {path}"}})
         return headers.get("connection", "").lower() != "close"
@@ -231,7 +238,7 @@ class FakeResponsesServer:
         writer.write(("\r\n".join(head) + "\r\n\r\n").encode())
         pending = bytearray()
         for sequence, step in enumerate(response["steps"]):
-            if "event" in step:
+            if "event" in step or "chunk" in step:
                 pending += _encode_event(step, sequence, body_size)
                 if len(pending) >= _FLUSH_BYTES:
                     await _flush(writer, pending)
@@ -277,6 +284,12 @@ def _json(raw: bytes) -> dict[str, Any]:
 
 
 def _encode_event(step: Step, sequence: int, body_size: int) -> bytes:
+    if "chunk" in step:  # a Chat Completions chunk: data only, no event name or sequence
+        chunk = step["chunk"]
+        if step.get("auto_usage") is not None:
+            usage = _plausible_usage(step["auto_usage"], body_size)
+            chunk = {**chunk, "usage": _as_chat_usage(usage)}
+        return b"data: " + orjson.dumps(chunk) + b"\n\n"
     event = {**step["event"], "sequence_number": sequence}
     auto = step.get("auto_usage")
     if auto is not None:
@@ -295,6 +308,15 @@ def _plausible_usage(auto: dict[str, int], body_size: int) -> dict[str, Any]:
         "output_tokens": output_tokens,
         "output_tokens_details": {"reasoning_tokens": int(auto.get("reasoning_tokens", 0))},
         "total_tokens": input_tokens + output_tokens,
+    }
+
+
+def _as_chat_usage(usage: dict[str, Any]) -> dict[str, Any]:
+    return {
+        "prompt_tokens": usage["input_tokens"],
+        "completion_tokens": usage["output_tokens"],
+        "total_tokens": usage["total_tokens"],
+        "completion_tokens_details": {"reasoning_tokens": usage["output_tokens_details"]["reasoning_tokens"]},
     }
 
 

@@ -6,8 +6,7 @@ import json
 from collections.abc import Mapping
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictInt, StrictStr, field_validator
-from pydantic_core import PydanticCustomError
+from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictInt, StrictStr
 
 from tether_server.errors import ConfigError
 
@@ -24,7 +23,7 @@ class ModelProviderInfo(BaseModel):
     env_key: StrictStr | None = None
     env_key_instructions: StrictStr | None = None
     experimental_bearer_token: StrictStr | None = None
-    wire_api: Literal["responses"] = "responses"
+    wire_api: Literal["responses", "chat"] = "responses"
     query_params: dict[str, StrictStr] | None = None
     http_headers: dict[str, StrictStr] | None = None
     env_http_headers: dict[str, StrictStr] | None = None
@@ -37,17 +36,6 @@ class ModelProviderInfo(BaseModel):
     # Codex's command-based auth and AWS settings: accepted so configs load, not acted on.
     auth: Any = None
     aws: Any = None
-
-    @field_validator("wire_api", mode="before")
-    @classmethod
-    def _only_responses(cls, value: object) -> object:
-        if value == "chat":
-            raise PydanticCustomError(
-                "config_value",
-                'wire_api = "chat" is not supported; Tether speaks the Responses API only '
-                '(use wire_api = "responses")',
-            )
-        return value
 
     def display_name(self, provider_id: str) -> str:
         """The name to show a user: the configured `name`, else the table's id."""

@@ -112,8 +112,8 @@ NOTES: dict[str, tuple[str, str]] = {
     "model_providers.<id>.env_key_instructions": (SAME, "Shown when that variable is missing."),
     "model_providers.<id>.experimental_bearer_token": (SAME, "An API key written in the config itself."),
     "model_providers.<id>.wire_api": (
-        "Codex key, `responses` only",
-        "The API: `responses` (Chat Completions is refused with a clear error).",
+        "Codex key; `chat` is Tether's (Codex dropped it)",
+        "The API: `responses` (default) or `chat` (Chat Completions: local and proxy servers).",
     ),
     "model_providers.<id>.query_params": (SAME, "Query parameters added to every request."),
     "model_providers.<id>.http_headers": (SAME, "Headers added to every request."),

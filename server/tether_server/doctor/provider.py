@@ -16,6 +16,7 @@ from tether_server.doctor import catalog
 from tether_server.doctor.report import Check, ok, skip
 from tether_server.errors import ConfigError, ProviderError
 from tether_server.providers.base import Completed, ModelRequest, ProviderSettings
+from tether_server.providers.chat import ChatProvider
 from tether_server.providers.responses import ResponsesProvider
 
 ENDPOINT_TIMEOUT_S = 5.0
@@ -103,7 +104,8 @@ async def check_model(
     request = _ProbeRequest(model=slug, instructions="", input=[_user("Reply with the word OK.")])
     started = time.monotonic()
     try:
-        async with ResponsesProvider(settings) as provider:
+        kind = ChatProvider if info.wire_api == "chat" else ResponsesProvider
+        async with kind(settings) as provider:
             async for event in provider.stream(request):
                 if isinstance(event, Completed):
                     break

@@ -65,6 +65,10 @@ class ResponsesProvider:
             headers["Authorization"] = f"Bearer {self.settings.api_key}"
         return headers
 
+    def encode_body(self, request: ModelRequest) -> bytes:
+        """The bytes posted to `url` for `request`."""
+        return orjson.dumps(request.body())
+
     async def stream(self, request: ModelRequest) -> AsyncIterator[ModelEvent]:
         """POST `request` and yield its events until `Completed`.
 
@@ -90,7 +94,7 @@ class ResponsesProvider:
         http_request = self._client.build_request(
             "POST",
             self.url,
-            content=orjson.dumps(request.body()),
+            content=self.encode_body(request),
             headers=self.request_headers(request),
             params=dict(self.settings.query_params),
         )

@@ -137,11 +137,14 @@ def test_approval_policy_untrusted_in_a_profile_or_override_is_rejected_too(tmp_
     assert "no longer supported" in error_for(tmp_path, "", ('approval_policy="untrusted"',)).message
 
 
-def test_the_chat_wire_api_is_a_clear_error(tmp_path: Path) -> None:
-    error = error_for(tmp_path, '[model_providers.proxy]\nbase_url = "http://h/v1"\nwire_api = "chat"\n')
+def test_the_chat_wire_api_loads_and_an_unknown_wire_api_is_a_clear_error(tmp_path: Path) -> None:
+    write(tmp_path, '[model_providers.proxy]\nbase_url = "http://h/v1"\nwire_api = "chat"\n')
+    assert load_config(tmp_path).config.model_providers["proxy"].wire_api == "chat"
+
+    error = error_for(tmp_path, '[model_providers.proxy]\nbase_url = "http://h/v1"\nwire_api = "grpc"\n')
 
     assert error.key == "model_providers.proxy.wire_api"
-    assert 'wire_api = "chat" is not supported' in error.message
+    assert "grpc" in error.message
 
 
 def test_a_toml_syntax_error_names_the_file_and_line(tmp_path: Path) -> None:
