@@ -18,6 +18,7 @@ from pydantic import BaseModel
 from pydantic_core import PydanticUndefined
 
 from tether_server.config.builtins import PASSTHROUGH_KEYS
+from tether_server.config.codex_keys import codex_features, codex_keys
 from tether_server.config.model import Config
 from tether_server.config.provider import ModelProviderInfo
 
@@ -229,6 +230,29 @@ def documented_keys() -> list[str]:
     return [key for key, _, _ in rows()]
 
 
+IGNORED_HEADER = """
+## Other Codex keys: accepted and ignored
+
+Every key of Codex 0.169.0's config.toml is known to Tether, so a Codex config (or the `-c` flags
+of the TypeScript SDK) loads without an "unknown config key" warning. The list
+(`server/tether_server/config/codex_keys.json`) was generated from the real binary by
+`python -m conformance.config_keys`. Tether does nothing with these keys (nor with anything under
+them): it accepts them and ignores them. A key Codex does not know either is ignored with a
+warning (on stderr and as a `configWarning` notification; `tether exec --json` shows it as an
+`error` item, as `codex exec --json` does).
+"""
+
+
+def ignored_codex_keys() -> list[str]:
+    """Codex's keys that the table above does not list (their tables excepted)."""
+    documented = set(documented_keys())
+    return sorted(
+        key
+        for key in codex_keys()
+        if key not in documented and not any(key.startswith(d + ".") for d in PASSTHROUGH_KEYS)
+    )
+
+
 def render_markdown() -> str:
     lines = [HEADER, "| key | type | default | Codex | what it does |", "|---|---|---|---|---|"]
     for key, kind, default in rows():
@@ -236,6 +260,13 @@ def render_markdown() -> str:
             (IGNORED, "Kept so Codex configs load.") if key in PASSTHROUGH_KEYS else ("?", "?")
         )
         lines.append(f"| `{key}` | {kind} | {default} | {compat} | {text} |")
+    lines.append(IGNORED_HEADER)
+    lines.append(", ".join(f"`{key}`" for key in ignored_codex_keys()) + ".")
+    lines.append("")
+    lines.append(
+        f"Feature flags under `[features]` ({len(codex_features())} in Codex 0.169.0), and any other "
+        "name there, are accepted and ignored."
+    )
     return "\n".join(lines) + "\n"
 
 

@@ -10,6 +10,7 @@ from pydantic import BaseModel, ValidationError
 from pydantic_core import ErrorDetails
 
 from tether_server.config.builtins import BUILTIN_PROVIDERS
+from tether_server.config.codex_keys import known_to_codex
 from tether_server.config.model import Config
 from tether_server.config.overrides import Table, deep_merge, leaf_paths
 from tether_server.config.provider import show
@@ -84,16 +85,26 @@ def merged_providers(raw: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def strip_unknown(data: Mapping[str, Any], model: type[BaseModel], prefix: str, unknown: list[str]) -> Table:
-    """A copy of `data` without keys `model` does not know; their dotted paths go to `unknown`."""
+    """A copy of `data` without keys `model` does not know; their dotted paths go to `unknown`.
+
+    Keys Codex knows are left out silently (accepted and ignored): a Codex config loads clean.
+    """
     cleaned: Table = {}
     for key, value in data.items():
         path = f"{prefix}.{key}" if prefix else key
         field = model.model_fields.get(key)
         if field is None:
-            unknown.extend(leaf_paths(value, path) if isinstance(value, Mapping) and value else [path])
+            if not known_to_codex(_outside_profile(path)):
+                unknown.extend(leaf_paths(value, path) if isinstance(value, Mapping) and value else [path])
             continue
         cleaned[key] = _strip_value(value, field.annotation, path, unknown)
     return cleaned
+
+
+def _outside_profile(path: str) -> str:
+    # A profile holds top-level keys: `profiles.fast.oss_provider` is Codex's `oss_provider`.
+    parts = path.split(".")
+    return ".".join(parts[2:]) if parts[0] == "profiles" and len(parts) > 2 else path
 
 
 def _strip_profile(profile: Table, prefix: str, unknown: list[str]) -> Table:
