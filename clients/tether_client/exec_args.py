@@ -15,9 +15,8 @@ from typing import Any, NoReturn
 
 SANDBOX_MODES = ("read-only", "workspace-write", "danger-full-access")
 APPROVALS = ("untrusted", "on-failure", "on-request", "never")
+OSS_PROVIDERS = ("ollama", "lmstudio")
 _UNSUPPORTED = (
-    "--oss",
-    "--local-provider",
     "--approve-for-me",
     "--dangerously-bypass-hook-trust",
     "--worktree",
@@ -62,6 +61,13 @@ def _shared(parser: argparse.ArgumentParser) -> None:
     add("-o", "--output-last-message", type=Path, default=None, metavar="FILE")
     add("--thread-source", default=None, metavar="SOURCE", help="source label of a new thread")
     add("--cyber-access-program", default=None, help="accepted; OpenAI-provider only, no effect on Tether")
+    add("--oss", action="store_true", default=None, help="run on a local model server (see --local-provider)")
+    add(
+        "--local-provider",
+        choices=OSS_PROVIDERS,
+        default=None,
+        help="with --oss: which (default: oss_provider)",
+    )
     for flag in _UNSUPPORTED:
         add(flag, action=_Refuse, nargs="?", help=argparse.SUPPRESS)
 
@@ -161,7 +167,7 @@ def _resume_positionals(values: list[str], *, last: bool) -> tuple[str | None, s
 
 
 def _normalise(ns: argparse.Namespace) -> argparse.Namespace:
-    for flag in ("strict_config", "yolo", "skip_git_repo_check", "ephemeral", "json"):
+    for flag in ("strict_config", "yolo", "skip_git_repo_check", "ephemeral", "json", "oss"):
         if getattr(ns, flag) is None:
             setattr(ns, flag, False)
     for attr in ("last", "all"):
@@ -169,6 +175,14 @@ def _normalise(ns: argparse.Namespace) -> argparse.Namespace:
             setattr(ns, attr, False)
     if not hasattr(ns, "session_id"):
         ns.session_id = None
+    if ns.oss:
+        # As `codex exec --oss`: the server resolves `oss` to `oss_provider` (and a gpt-oss model
+        # when none is named), and says so clearly when neither flag nor config picks one.
+        ns.overrides = [*ns.overrides, 'model_provider="oss"']
+        if ns.local_provider:
+            ns.overrides.append(f'oss_provider="{ns.local_provider}"')
+    elif ns.local_provider:
+        raise UsageError("--local-provider goes with --oss")
     if ns.yolo and (ns.full_auto or ns.sandbox not in (None, "danger-full-access")):
         raise UsageError("--dangerously-bypass-approvals-and-sandbox cannot be combined with a sandbox")
     return ns

@@ -18,8 +18,10 @@ BUILTIN_PROVIDERS: dict[str, dict[str, Any]] = {
         "requires_openai_auth": True,
         "supports_websockets": False,
     },
-    "ollama": {"name": "Ollama", "base_url": "http://localhost:11434/v1"},
-    "lmstudio": {"name": "LM Studio", "base_url": "http://localhost:1234/v1"},
+    # Local servers: every version of both speaks Chat Completions (`wire_api = "responses"` in a
+    # user's table switches a recent one to its Responses endpoint).
+    "ollama": {"name": "Ollama", "base_url": "http://localhost:11434/v1", "wire_api": "chat"},
+    "lmstudio": {"name": "LM Studio", "base_url": "http://localhost:1234/v1", "wire_api": "chat"},
 }
 
 # Keys real Codex configs carry that Tether accepts without acting on them. They are kept so a

@@ -14,10 +14,12 @@ from pydantic import (
     StrictStr,
     Tag,
     field_validator,
+    model_validator,
 )
 from pydantic_core import PydanticCustomError
 
 from tether_server.config.builtins import BUILTIN_PROVIDERS, DEFAULT_MODEL, DEFAULT_PROVIDER
+from tether_server.config.oss import resolve_oss
 from tether_server.config.provider import ModelProviderInfo, show
 
 ApprovalMode = Literal["untrusted", "on-request", "never"]
@@ -140,6 +142,7 @@ class Config(_Table):
 
     model: StrictStr = Field(default=DEFAULT_MODEL, min_length=1)
     model_provider: StrictStr = Field(default=DEFAULT_PROVIDER, min_length=1)
+    oss_provider: Literal["ollama", "lmstudio"] | None = None
     model_providers: dict[str, ModelProviderInfo] = Field(default_factory=_builtin_providers)
     openai_base_url: StrictStr | None = None
     model_reasoning_effort: StrictStr | None = Field(default=None, min_length=1)
@@ -217,6 +220,11 @@ class Config(_Table):
     web_search: Literal["live", "cached", "indexed", "disabled"] | None = None
     windows: Any = None
     windows_wsl_setup_acknowledged: Any = None
+
+    @model_validator(mode="before")
+    @classmethod
+    def _oss(cls, value: object) -> object:
+        return resolve_oss(value) if isinstance(value, dict) else value
 
     @field_validator("approval_policy", mode="before")
     @classmethod

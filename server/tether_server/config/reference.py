@@ -21,6 +21,7 @@ from tether_server.config.builtins import PASSTHROUGH_KEYS
 from tether_server.config.codex_keys import codex_features, codex_keys
 from tether_server.config.model import Config
 from tether_server.config.provider import ModelProviderInfo
+from tether_server.config.reference_local import LOCAL_MODELS
 
 SAME = "same as Codex"
 TETHER = "Tether only"
@@ -29,7 +30,11 @@ IGNORED = "Codex key, accepted and ignored"
 # key → (Codex compatibility, what it does). Nested keys are dotted; `<id>` stands for any name.
 NOTES: dict[str, tuple[str, str]] = {
     "model": (SAME, "The model every new thread uses unless a client picks another."),
-    "model_provider": (SAME, "Which `model_providers` entry to talk to."),
+    "model_provider": (
+        SAME,
+        "Which `model_providers` entry to talk to (`oss`: the one `oss_provider` names).",
+    ),
+    "oss_provider": (SAME, "The local server `--oss` uses: `ollama` or `lmstudio` (see Local models)."),
     "model_providers": (SAME, "Model providers by id; built in: `openai`, `ollama`, `lmstudio`."),
     "openai_base_url": (SAME, "Base URL for the built-in `openai` provider (a proxy or gateway)."),
     "model_reasoning_effort": (SAME, "Reasoning effort sent to the model (`low`, `medium`, `high`, …)."),
@@ -108,7 +113,10 @@ NOTES: dict[str, tuple[str, str]] = {
     "otel.metrics_exporter": (IGNORED, "Accepted; Tether's metrics are the Prometheus endpoint."),
     "otel.log_user_prompt": (SAME, "Accepted; Tether never exports prompt text."),
     "model_providers.<id>.name": (SAME, "Display name."),
-    "model_providers.<id>.base_url": (SAME, "The API base URL (`…/v1`); `/responses` is appended."),
+    "model_providers.<id>.base_url": (
+        SAME,
+        "The API base URL (`…/v1`); `/responses` is appended (`/chat/completions` for `chat`).",
+    ),
     "model_providers.<id>.env_key": (SAME, "The environment variable holding the API key."),
     "model_providers.<id>.env_key_instructions": (SAME, "Shown when that variable is missing."),
     "model_providers.<id>.experimental_bearer_token": (SAME, "An API key written in the config itself."),
@@ -260,6 +268,7 @@ def render_markdown() -> str:
             (IGNORED, "Kept so Codex configs load.") if key in PASSTHROUGH_KEYS else ("?", "?")
         )
         lines.append(f"| `{key}` | {kind} | {default} | {compat} | {text} |")
+    lines.append(LOCAL_MODELS.rstrip("\n"))
     lines.append(IGNORED_HEADER)
     lines.append(", ".join(f"`{key}`" for key in ignored_codex_keys()) + ".")
     lines.append("")

@@ -61,9 +61,17 @@ def test_exec_images_take_several_files_and_unknown_flags_are_named() -> None:
     assert args.prompt == "prompt" and args.images == [Path("/a.png"), Path("/b.png")]
     with pytest.raises(UsageError, match="--bogus"):
         parse(["--bogus", "x"])
-    with pytest.raises(UsageError, match="--oss"):
-        parse(["--oss", "x"])
+    with pytest.raises(UsageError, match="--local-provider goes with --oss"):
+        parse(["--local-provider", "ollama", "x"])
+    with pytest.raises(UsageError, match="--approve-for-me"):
+        parse(["--approve-for-me", "x"])
     with pytest.raises(UsageError, match="exec review"):
         parse(["review"])
     with pytest.raises(UsageError, match="--exp"):
         parse(["--exp", "x"])  # no abbreviations, as clap
+
+
+def test_oss_asks_the_server_for_the_local_provider_as_codex_exec_did() -> None:
+    assert parse(["--oss", "x"]).overrides == ['model_provider="oss"']
+    chosen = parse(["-c", "a=1", "--oss", "--local-provider", "lmstudio", "x"]).overrides
+    assert chosen == ["a=1", 'model_provider="oss"', 'oss_provider="lmstudio"']

@@ -2,9 +2,14 @@
 
 from __future__ import annotations
 
+import os
+
 from tether_protocol.v2 import collaboration as collab
 from tether_protocol.v2 import model as mdl
+from tether_server.config import ModelProviderInfo, resolve_api_key
+from tether_server.errors import ConfigError
 from tether_server.processor.state import ServerState
+from tether_server.providers.chat.models import list_models
 from tether_server.rpc.context import RequestContext
 
 _EFFORTS = (("low", "Fast responses"), ("medium", "Balanced"), ("high", "Deeper reasoning"))
@@ -30,7 +35,11 @@ async def model_list(
 ) -> mdl.ModelListResponse:
     cfg = state.config.config
     provider = params.model_provider or cfg.model_provider
-    slugs = [cfg.model]
+    info = cfg.model_providers.get(provider)
+    if info is not None and info.wire_api == "chat":
+        slugs = await _served_models(info)
+    else:
+        slugs = [cfg.model]
     for extra in ("gpt-5.5", "gpt-5.4", "gpt-5.4-mini"):
         if provider == "openai" and extra not in slugs:
             slugs.append(extra)
@@ -40,6 +49,15 @@ async def model_list(
     page = data[start : start + limit]
     nxt = str(start + limit) if start + limit < len(data) else None
     return mdl.ModelListResponse(data=page, next_cursor=nxt)
+
+
+async def _served_models(info: ModelProviderInfo) -> list[str]:
+    """What a chat server has loaded or installed: a local server's models are the user's own."""
+    try:
+        key = resolve_api_key(info, os.environ)
+    except ConfigError:
+        key = None
+    return await list_models(info.base_url or "", api_key=key, headers=info.http_headers)
 
 
 async def collaboration_modes(

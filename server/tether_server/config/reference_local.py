@@ -1,0 +1,53 @@
+"""The "Local models" section of docs/configuration.md (generated with the reference table)."""
+
+LOCAL_MODELS = """
+## Local models (`wire_api = "chat"`)
+
+Servers that run models on your own hardware (Ollama, LM Studio, vLLM, llama.cpp's `llama-server`)
+and proxies in front of anything (LiteLLM, OpenRouter) speak the Chat Completions API. A provider
+with `wire_api = "chat"` is sent `POST {base_url}/chat/completions`, streamed
+(`stream_options.include_usage` for token counts). Codex 0.169.0 refuses `wire_api = "chat"`;
+Tether keeps it.
+
+```toml
+model = "qwen3-coder:30b"
+model_provider = "gpu-box"
+
+[model_providers.gpu-box]
+name = "vLLM on the GPU box"
+base_url = "http://10.0.0.5:8000/v1"
+wire_api = "chat"
+env_key = "VLLM_API_KEY"        # leave out for a server without a key
+```
+
+The built-in `ollama` (`http://localhost:11434/v1`) and `lmstudio` (`http://localhost:1234/v1`)
+providers use it; `[model_providers.ollama] base_url = "http://gpu-box:11434/v1"` moves one, and
+`wire_api = "responses"` switches a recent server to its Responses endpoint. `tether exec --oss`
+(with `--local-provider ollama|lmstudio`, or `oss_provider` in config.toml) runs on one of them,
+with Codex's `gpt-oss` model in that server's naming unless `-m`/`model` names another; with neither
+flag nor key, it stops and says how to choose. `model/list` shows the models the server lists at
+`GET {base_url}/models`. When nothing listens at `base_url`, the turn fails (after the provider's
+retries) and `model/list` answers with an error, both saying `no model server answers at
+{base_url} (is it running?)`.
+
+How a chat server differs from the Responses path:
+
+- **Tools.** The model is offered the tools it can call: every function tool, and `apply_patch`
+  (a freeform tool on the Responses API) as a function with one string parameter, `input`, holding
+  the patch. The hosted `web_search` tool runs on OpenAI's servers only, so it is not offered.
+  Several calls in one answer run as parallel calls do.
+- **Reasoning.** Thoughts a server streams in `reasoning_content` (llama.cpp, LM Studio, DeepSeek),
+  `reasoning` (Ollama, vLLM, OpenRouter) or a `<think>…</think>` block opening the content (a
+  server without a reasoning parser) become a reasoning item with the raw text, shown as it
+  streams. There is no encrypted reasoning: thoughts are not sent back on the next request, and
+  `model_reasoning_effort`/`model_reasoning_summary` are not sent.
+- **History.** The conversation is sent whole on every request (no `previous_response_id`, no
+  server-side state): instructions and developer messages as `system` messages, tool calls on the
+  assistant message, each output as a `tool` message. Images in a tool's output are replaced by a
+  note (tool messages carry text only); images in user messages are sent as `image_url` parts.
+- **Compaction** is Tether's own (a summary the model writes, then a new history), as on the
+  Responses path: there is no server-side compaction endpoint to call.
+- **Errors** map as on the Responses path: 429 (with `Retry-After`) and 5xx are retried, a prompt
+  larger than the context (llama.cpp's `exceed_context_size_error`, vLLM's "maximum context
+  length") is `contextWindowExceeded`, a stream that breaks before its finish reason is retried.
+"""
