@@ -23,6 +23,7 @@ from tether_protocol.v2 import model as mdl
 from tether_protocol.v2 import review_mode as rm
 from tether_protocol.v2 import thread_admin as ta
 from tether_protocol.v2 import thread_extras as tx
+from tether_protocol.v2 import thread_goal as tg
 from tether_protocol.v2 import thread_history as th
 from tether_protocol.v2 import thread_lifecycle as tl
 from tether_protocol.v2 import turn as tu
@@ -290,8 +291,22 @@ THREAD_SETTINGS_UPDATE = MethodSpec(
     experimental=True,
     doc="Change the settings of a thread's next turns (experimental).",
 )
+THREAD_GOAL_SET = MethodSpec(
+    "thread/goal/set",
+    tg.ThreadGoalSetParams,
+    tg.ThreadGoalSetResponse,
+    scope=_T,
+    doc="Set a thread's goal, or change its objective, status or token budget.",
+)
 THREAD_GOAL_GET = MethodSpec(
-    "thread/goal/get", tx.ThreadGoalGetParams, tx.ThreadGoalGetResponse, doc="A thread's goal (none)."
+    "thread/goal/get", tg.ThreadGoalGetParams, tg.ThreadGoalGetResponse, doc="A thread's goal, if any."
+)
+THREAD_GOAL_CLEAR = MethodSpec(
+    "thread/goal/clear",
+    tg.ThreadGoalClearParams,
+    tg.ThreadGoalClearResponse,
+    scope=_T,
+    doc="Remove a thread's goal.",
 )
 THREAD_BACKGROUND_TERMINALS_LIST = MethodSpec(
     "thread/backgroundTerminals/list",

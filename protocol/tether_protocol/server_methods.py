@@ -14,6 +14,7 @@ from tether_protocol.v2 import fuzzy as fz
 from tether_protocol.v2 import notifications as n
 from tether_protocol.v2 import review as rv
 from tether_protocol.v2 import thread_extras as tx
+from tether_protocol.v2 import thread_goal as tg
 
 # One constant per notification: senders name the constant, and its params model types them.
 THREAD_STARTED = NotificationSpec(
@@ -83,11 +84,16 @@ THREAD_READ_STATE_CHANGED = NotificationSpec(
     tx.ThreadReadStateChangedNotification,
     doc="A thread's read marker moved.",
 )
+THREAD_GOAL_UPDATED = NotificationSpec(
+    "thread/goal/updated",
+    tg.ThreadGoalUpdatedNotification,
+    doc="A thread's goal changed: set by a client, by the model's goal tools, or by a turn's usage.",
+)
 THREAD_GOAL_CLEARED = NotificationSpec(
     "thread/goal/cleared",
     n.ThreadGoalClearedNotification,
     broadcast=True,
-    doc="Goal cleared (on resume).",
+    doc="A thread's goal was removed.",
 )
 TURN_STARTED = NotificationSpec("turn/started", n.TurnStartedNotification, doc="A turn began.")
 TURN_COMPLETED = NotificationSpec(

@@ -25,6 +25,7 @@ from tether_server.errors import ConfigError, SandboxError, TetherError
 from tether_server.processor import projection
 from tether_server.processor.approvals import ApprovalBroker
 from tether_server.processor.dynamic_tools import DynamicToolCalls
+from tether_server.processor.goals import GoalBook
 from tether_server.processor.handlers import UNIMPLEMENTED, build_routes
 from tether_server.processor.lifecycle import IdleUnloader
 from tether_server.processor.methods import mcp as processor_mcp
@@ -239,6 +240,9 @@ class App:
         threads = ThreadManager(store, deps, projection.notification, loaded_threads)
         threads.on_loaded.append(subscriptions.attach)
         threads.on_loaded.append(ReadMarks(store, lambda: connections).attach)
+        goals = GoalBook(store, threads, lambda: connections)
+        threads.on_loaded.append(goals.attach)
+        deps.goals = goals
         state = ServerState(
             self.loaded,
             self.home,
@@ -252,6 +256,7 @@ class App:
             private_paths=[self.home, *self.hidden_paths],
             version=__version__,
             mcp=mcp,
+            goals=goals,
             dynamic=DynamicToolCalls(
                 requests, subscriptions, float(self.loaded.config.tether.dynamic_tool_timeout_sec)
             ),

@@ -78,4 +78,7 @@ async def test_the_model_request_carries_instructions_context_and_the_user_messa
         "update_plan",
         "apply_patch",
         "request_user_input",
+        "get_goal",
+        "create_goal",
+        "update_goal",
     ]

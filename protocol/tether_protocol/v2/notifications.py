@@ -54,7 +54,7 @@ class ThreadRevertedNotification(ThreadIdNotification):
 
 
 class ThreadGoalClearedNotification(ThreadIdNotification):
-    """`thread/goal/cleared` (sent on resume)."""
+    """`thread/goal/cleared`: the thread's goal was removed."""
 
 
 class ThreadNameUpdatedNotification(WireModel):

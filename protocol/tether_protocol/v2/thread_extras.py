@@ -1,4 +1,4 @@
-"""Experimental thread methods clients call: search, read markers, settings between turns, goals."""
+"""Experimental thread methods clients call: search, read markers, settings between turns."""
 
 from __future__ import annotations
 
@@ -129,18 +129,6 @@ class ThreadSettingsUpdatedNotification(WireModel):
 
     thread_id: str
     thread_settings: ThreadSettings
-
-
-class ThreadGoalGetParams(WireModel):
-    """`thread/goal/get` params."""
-
-    thread_id: str
-
-
-class ThreadGoalGetResponse(WireModel):
-    """`thread/goal/get` result; Tether has no thread goals, so `goal` is null."""
-
-    goal: JsonValue = None
 
 
 class ThreadBackgroundTerminalsListParams(WireModel):

@@ -32,11 +32,15 @@ def registry(
     mcp: McpManager | None,
     dynamic: DynamicTools | None = None,
     modes: ToolSource | None = None,
+    goals: ToolSource | None = None,
 ) -> ToolRegistry:
-    """The tools of a turn; `modes`: the collaboration mode's (`plan_mode.tools`), beside the built-in."""
+    """The tools of a turn; `modes`: the collaboration mode's (`plan_mode.tools`), beside the built-in;
+    `goals`: the goal tools (`goal_tools.GoalTools`), after them."""
     hosted, servers = HostedSearch(web_search_mode), McpTools(mcp)
     client = ClientTools(dynamic)
     core: list[ToolSource] = [BUILTIN] if modes is None else [BUILTIN, modes]
+    if goals is not None:
+        core.append(goals)
     return ToolRegistry(offered=[*core, hosted, servers, client], lookup=[*core, client, servers])
 
 

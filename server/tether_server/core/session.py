@@ -9,7 +9,7 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
-from tether_server.core import compaction, context, review_mode, turn_runner, user_shell
+from tether_server.core import compaction, context, items, review_mode, turn_runner, user_shell
 from tether_server.core import events as ev
 from tether_server.core.dynamic_calls import DynamicTools
 from tether_server.core.ports import EventSink
@@ -17,7 +17,7 @@ from tether_server.core.recorder import ThreadRecorder
 from tether_server.core.review import AutoReviewer
 from tether_server.core.settings import TurnSettings
 from tether_server.core.turn_runner import INTERRUPTED_MARKER, TurnWork
-from tether_server.core.turn_scope import ActiveTurn, SessionDeps, new_turn
+from tether_server.core.turn_scope import ActiveTurn, SessionDeps, TurnScope, new_turn
 from tether_server.core.usage import UsageTracker
 from tether_server.errors import Conflict
 from tether_server.store.base import ThreadRecord
@@ -127,6 +127,18 @@ class ThreadSession:
         turn = self.begin_turn(turn_runner.sample_until_done, output_schema, released=released)
         turn.pending.append((content, client_id))  # the task has not run yet: it sees this input
         return turn, True
+
+    def start_goal_turn(self, note: str) -> ActiveTurn:
+        """A turn no one typed: the active goal's `note` reaches the model as context, then it works.
+
+        No user message item: the turn's items are only what the agent does, as in Codex.
+        """
+
+        async def work(session: TurnScope, turn: ActiveTurn) -> items.AgentMessage | None:
+            session.recorder.history_entry(turn.id, context.text_message("user", note))
+            return await turn_runner.sample_until_done(session, turn)
+
+        return self.begin_turn(work)
 
     def shell_command(self, command: str, timeout_ms: int | None) -> None:
         """Run the user's command; inside the active turn if there is one, else in a turn of its own."""

@@ -17,6 +17,7 @@ from tether_server import log, metrics, telemetry
 from tether_server.core import compaction, context, external_tools, items, plan_mode
 from tether_server.core import events as ev
 from tether_server.core.approval import TurnCancelled
+from tether_server.core.goal_tools import GoalTools
 from tether_server.core.history import normalized
 from tether_server.core.ids import now_ms, now_s, uuid7
 from tether_server.core.proposed_plan import ProposedPlan
@@ -171,7 +172,8 @@ async def sample_until_done(session: TurnScope, turn: ActiveTurn) -> items.Agent
     final: items.AgentMessage | None = None
     deps = session.deps
     modes = plan_mode.tools(session.settings, session.ask_user)
-    tools = external_tools.registry(deps.web_search, deps.mcp, session.dynamic, modes)
+    goals = GoalTools(deps.goals) if deps.goals is not None else None
+    tools = external_tools.registry(deps.web_search, deps.mcp, session.dynamic, modes, goals)
     run = TurnRun(
         thread_id=session.thread_id,
         turn_id=turn.id,

@@ -17,6 +17,7 @@ from typing import Any, Protocol
 from tether_server.core import events as ev
 from tether_server.core.dynamic_calls import DynamicTools
 from tether_server.core.execpolicy import ExecRules
+from tether_server.core.goal_tools import GoalPort
 from tether_server.core.ids import now_ms, now_s, uuid7
 from tether_server.core.items import ThreadItem
 from tether_server.core.ports import ApprovalPort, EventSink
@@ -48,6 +49,7 @@ class SessionDeps:
     hidden_paths: tuple[Path, ...] = ()
     web_search: str = "disabled"  # live | cached | disabled: the provider's hosted search
     mcp: McpManager | None = None
+    goals: GoalPort | None = None  # the thread goals the model's goal tools read and change
 
 
 @dataclass

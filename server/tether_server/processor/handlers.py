@@ -12,6 +12,7 @@ from collections.abc import Awaitable, Callable
 from typing import TypeVar
 
 from tether_protocol import methods as m
+from tether_protocol import methods_sections as msec
 from tether_protocol import methods_settings as ms
 from tether_protocol.common import WireModel
 from tether_protocol.spec import MethodSpec
@@ -24,14 +25,20 @@ from tether_server.processor.methods import (
     feedback,
     fs,
     fuzzy,
+    hooks,
     initialize,
     mcp,
     model,
     model_provider,
+    plugin,
     review,
+    skills,
     thread,
     thread_extras,
+    thread_goal,
     thread_history,
+    thread_metadata,
+    thread_section,
     turn,
 )
 from tether_server.processor.state import ServerState
@@ -107,19 +114,28 @@ def build_routes(state: ServerState) -> dict[str, AnyRoute]:
         _route(state, m.CONFIG_VALUE_WRITE, config.config_value_write),
         _route(state, m.CONFIG_BATCH_WRITE, config.config_batch_write),
         _route(state, m.CONFIG_REQUIREMENTS_READ, config.config_requirements_read),
-        _route(state, m.HOOKS_LIST, config.hooks_list),
-        _route(state, m.SKILLS_LIST, config.skills_list),
-        _route(state, m.PLUGIN_INSTALLED, config.plugin_installed),
-        _route(state, m.ACCOUNT_BEDROCK_CHECK, config.bedrock_check),
+        _route(state, m.HOOKS_LIST, hooks.hooks_list),
+        _route(state, m.SKILLS_LIST, skills.skills_list),
+        _route(state, m.PLUGIN_INSTALLED, plugin.plugin_installed),
+        _route(state, m.ACCOUNT_BEDROCK_CHECK, account.bedrock_check),
         _route(state, m.THREAD_SEARCH, thread_extras.search),
         _route(state, m.THREAD_READ_STATE_UPDATE, thread_extras.read_state_update),
         _route(state, m.THREAD_SETTINGS_UPDATE, thread_extras.settings_update),
-        _route(state, m.THREAD_GOAL_GET, thread_extras.goal_get),
+        _route(state, m.THREAD_GOAL_SET, thread_goal.goal_set),
+        _route(state, m.THREAD_GOAL_GET, thread_goal.goal_get),
+        _route(state, m.THREAD_GOAL_CLEAR, thread_goal.goal_clear),
         _route(state, m.THREAD_BACKGROUND_TERMINALS_LIST, thread_extras.background_terminals_list),
         _route(state, m.MCP_SERVER_STATUS_LIST, mcp.status_list),
         _route(state, m.CONFIG_MCP_SERVER_RELOAD, mcp.reload),
         _route(state, m.MCP_SERVER_TOOL_CALL, mcp.tool_call),
         _route(state, m.MCP_SERVER_RESOURCE_READ, mcp.resource_read),
+        _route(state, msec.THREAD_SECTION_LIST, thread_section.section_list),
+        _route(state, msec.THREAD_SECTION_CREATE, thread_section.section_create),
+        _route(state, msec.THREAD_SECTION_UPDATE, thread_section.section_update),
+        _route(state, msec.THREAD_SECTION_DELETE, thread_section.section_delete),
+        _route(state, msec.THREAD_SECTION_MOVE, thread_section.move),
+        _route(state, msec.THREAD_METADATA_UPDATE, thread_metadata.metadata_update),
+        _route(state, msec.THREAD_INJECT_ITEMS, thread_metadata.inject_items),
         _route(state, ms.MODEL_PROVIDER_LIST, model_provider.provider_list),
         _route(state, ms.MODEL_PROVIDER_CAPABILITIES_READ, model_provider.capabilities_read),
         _route(state, ms.EXPERIMENTAL_FEATURE_LIST, experimental_feature.feature_list),

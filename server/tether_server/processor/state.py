@@ -14,6 +14,7 @@ from tether_server.processor.dynamic_tools import DynamicToolCalls
 from tether_server.processor.file_jobs import FileJobs
 from tether_server.processor.fs_watch import FsWatches
 from tether_server.processor.fuzzy_sessions import FuzzySessions
+from tether_server.processor.goals import GoalBook
 from tether_server.processor.subscriptions import Subscriptions
 from tether_server.rpc.connection import Connection
 from tether_server.store.base import ThreadStore, TurnRecord
@@ -48,6 +49,7 @@ class ServerState:
     version: str = "0.1.0"
     mcp: McpManager | None = None
     dynamic: DynamicToolCalls | None = None
+    goals: GoalBook | None = None
 
     async def connection_closed(self, conn: Connection) -> None:
         """The one disconnect path: everything the connection held ends here."""

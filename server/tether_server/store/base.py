@@ -220,3 +220,11 @@ class ThreadStore(Protocol):
         None when the thread does not exist; the unchanged state when `expected` is stale.
         """
         ...
+
+    async def get_goal(self, thread_id: str) -> dict[str, Any] | None:
+        """The thread's goal as wire `ThreadGoal` JSON; None when it has none (or no such thread)."""
+        ...
+
+    async def put_goal(self, thread_id: str, goal: dict[str, Any] | None) -> bool:
+        """Store the thread's goal, or remove it (None), in one write; False when no such thread."""
+        ...

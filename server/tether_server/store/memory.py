@@ -48,6 +48,7 @@ class _Thread:
     history: dict[int, HistoryRecord] = field(default_factory=dict)
     events: dict[int, EventRecord] = field(default_factory=dict)
     read_state: ReadState = field(default_factory=ReadState)
+    goal: dict[str, Any] | None = None
 
 
 def _rows_after(
@@ -244,8 +245,20 @@ class MemoryThreadStore:
             thread.read_state = ReadState(copy.deepcopy(first_unread), revision)
         return thread.read_state
 
+    async def get_goal(self, thread_id: str) -> dict[str, Any] | None:
+        """The thread's goal (wire JSON), None when it has none."""
+        thread = self._threads.get(thread_id)
+        return copy.deepcopy(thread.goal) if thread is not None else None
+
+    async def put_goal(self, thread_id: str, goal: dict[str, Any] | None) -> bool:
+        """Store or (None) remove the thread's goal; False when the thread does not exist."""
+        thread = self._threads.get(thread_id)
+        if thread is not None:
+            thread.goal = copy.deepcopy(goal)
+        return thread is not None
+
     async def delete_thread(self, thread_id: str) -> bool:
-        """Delete the thread with its turns, items, history and events."""
+        """Delete the thread with its turns, items, history, events and goal."""
         return self._threads.pop(thread_id, None) is not None
 
     async def truncate_before_turn(self, thread_id: str, turn_id: str) -> bool:

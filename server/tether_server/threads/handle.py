@@ -155,6 +155,17 @@ class ThreadHandle:
             return StartedTurn(turn.id, _nothing)
         return await self._commit_or_abort(turn)
 
+    def start_goal_turn(self, note: str) -> str:
+        """Start a turn that works on the thread's active goal (`note` tells the model); its id."""
+        return self._s.start_goal_turn(note).id
+
+    def publish(self, spec: AnyNotificationSpec, params: WireParams[Any]) -> None:
+        """A notification about the thread from outside the core, in order with its events; not written."""
+        if self._commit_lock.locked():
+            self._held.append((spec, params, False))
+            return
+        self._publish(self._next(spec, params, durable=False))
+
     def steer(self, content: list[dict[str, Any]], expected_turn_id: str, client_id: str | None) -> str:
         return self._s.steer(content, expected_turn_id, client_id)
 

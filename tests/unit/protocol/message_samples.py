@@ -15,6 +15,7 @@ from tether_protocol.v2 import notifications as n
 from tether_protocol.v2 import review as rv
 from tether_protocol.v2 import thread as th
 from tether_protocol.v2 import thread_extras as tx
+from tether_protocol.v2 import thread_goal as tg
 from tether_protocol.v2 import thread_history as hi
 
 THREAD_SETTINGS = tx.ThreadSettings.model_validate(
@@ -61,6 +62,19 @@ NOTIFICATION_SAMPLES: dict[str, WireModel] = {
         thread_settings=THREAD_SETTINGS,
     ),
     "thread/compacted": n.ContextCompactedNotification(thread_id=s.THREAD_ID, turn_id=s.TURN_ID),
+    "thread/goal/updated": tg.ThreadGoalUpdatedNotification(
+        thread_id=s.THREAD_ID,
+        turn_id=None,
+        goal=tg.ThreadGoal(
+            thread_id=s.THREAD_ID,
+            objective="ship",
+            status="active",
+            tokens_used=0,
+            time_used_seconds=0,
+            created_at=1,
+            updated_at=1,
+        ),
+    ),
     "thread/goal/cleared": n.ThreadGoalClearedNotification(thread_id=s.THREAD_ID),
     "turn/started": n.TurnStartedNotification(thread_id=s.THREAD_ID, turn=s.TURN),
     "turn/completed": n.TurnCompletedNotification(thread_id=s.THREAD_ID, turn=s.TURN_DONE),

@@ -9,7 +9,20 @@ from tether_protocol.common import WireModel
 from tether_protocol.v2 import config as cfg
 from tether_protocol.v2 import mcp
 from tether_protocol.v2 import thread_extras as tx
+from tether_protocol.v2 import thread_goal as tg
 from tether_protocol.v2 import workspace as ws
+
+
+_GOAL = tg.ThreadGoal(
+    thread_id=s.THREAD_ID,
+    objective="ship",
+    status="budgetLimited",
+    token_budget=100,
+    tokens_used=120,
+    time_used_seconds=3,
+    created_at=1,
+    updated_at=2,
+)
 
 
 def workspace_samples() -> list[tuple[str, WireModel]]:
@@ -113,8 +126,17 @@ def workspace_samples() -> list[tuple[str, WireModel]]:
         ("ThreadReadStateUpdateResponse", tx.ThreadReadStateUpdateResponse(read_state=s.READ_STATE)),
         ("ThreadSettingsUpdateParams", tx.ThreadSettingsUpdateParams(thread_id=s.THREAD_ID, effort="high")),
         ("ThreadSettingsUpdateResponse", tx.ThreadSettingsUpdateResponse()),
-        ("ThreadGoalGetParams", tx.ThreadGoalGetParams(thread_id=s.THREAD_ID)),
-        ("ThreadGoalGetResponse", tx.ThreadGoalGetResponse()),
+        ("ThreadGoal", _GOAL),
+        ("ThreadGoalGetParams", tg.ThreadGoalGetParams(thread_id=s.THREAD_ID)),
+        ("ThreadGoalGetResponse", tg.ThreadGoalGetResponse()),
+        ("ThreadGoalGetResponse", tg.ThreadGoalGetResponse(goal=_GOAL)),
+        (
+            "ThreadGoalSetParams",
+            tg.ThreadGoalSetParams(thread_id=s.THREAD_ID, objective="ship", status="paused", token_budget=10),
+        ),
+        ("ThreadGoalSetResponse", tg.ThreadGoalSetResponse(goal=_GOAL)),
+        ("ThreadGoalClearParams", tg.ThreadGoalClearParams(thread_id=s.THREAD_ID, origin="user")),
+        ("ThreadGoalClearResponse", tg.ThreadGoalClearResponse(cleared=True)),
         (
             "ThreadBackgroundTerminalsListParams",
             tx.ThreadBackgroundTerminalsListParams(thread_id=s.THREAD_ID),

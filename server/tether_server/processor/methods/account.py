@@ -12,6 +12,7 @@ import os
 from tether_protocol import server_methods as sm
 from tether_protocol.common import EmptyParams, EmptyResult
 from tether_protocol.v2 import account as acct
+from tether_protocol.v2 import workspace as ws
 from tether_server.auth import CredentialStoreError
 from tether_server.config import resolve_api_key
 from tether_server.errors import ConfigError, InternalError, InvalidParams, InvalidRequest
@@ -94,3 +95,9 @@ def _announce(state: ServerState) -> None:
     stored = state.credentials.api_key() is not None
     update = acct.AccountUpdatedNotification(auth_mode="apikey" if stored or has_key(state) else None)
     send_notification(state.connections(), sm.ACCOUNT_UPDATED, update)
+
+
+async def bedrock_check(
+    state: ServerState, ctx: RequestContext, params: EmptyParams
+) -> ws.BedrockCheckGovCloudRequirementsResponse:
+    return ws.BedrockCheckGovCloudRequirementsResponse()

@@ -1,9 +1,9 @@
 """`experimentalFeature/list`, `experimentalFeature/enablement/set`, `permissionProfile/list`.
 
 The feature list is Codex 0.169.0's catalogue (config/features.py) with each flag's state from
-the config's `[features]` table and runtime enablement (the config wins, as in Codex). Enablement is process-wide and kept in
-memory only, as Codex keeps it: nothing is written, and a restart forgets it. Both lists page by
-offset, with Codex's cursor wording.
+the config's `[features]` table and runtime enablement (the config wins, as in Codex).
+Enablement is process-wide and kept in memory only, as Codex keeps it: nothing is written, and a
+restart forgets it. Both lists page by offset, with Codex's cursor wording.
 """
 
 from __future__ import annotations

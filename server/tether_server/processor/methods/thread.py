@@ -7,12 +7,13 @@ from typing import Any, TypeVar
 
 from tether_protocol import server_methods as sm
 from tether_protocol.common import WireModel
-from tether_protocol.spec import NotificationSpec
+from tether_protocol.spec import NotificationSpec, WireParams
 from tether_protocol.v2 import notifications as n
 from tether_protocol.v2 import thread_admin as ta
 from tether_protocol.v2 import thread_history as th
 from tether_protocol.v2 import thread_lifecycle as tl
 from tether_protocol.v2.thread import Thread
+from tether_protocol.v2.thread_goal import ThreadGoalUpdatedNotification
 from tether_protocol.v2.turn import Turn
 from tether_server import log
 from tether_server.config.trust import config_for_cwd
@@ -127,6 +128,13 @@ async def resume(
     usage = None if handle.ephemeral else await resume_state.last_usage(state.store, params.thread_id)
     if usage is not None:
         ctx.after_response(lambda: send_notification([conn], sm.THREAD_TOKEN_USAGE_UPDATED, usage))
+    goal = None if handle.ephemeral else await state.store.get_goal(params.thread_id)
+    if goal is not None:
+        # As Codex: the resumed thread's goal follows the answer, so a client shows it at once.
+        shown = WireParams[ThreadGoalUpdatedNotification](
+            {"threadId": params.thread_id, "turnId": None, "goal": goal}
+        )
+        ctx.after_response(lambda: send_notification([conn], sm.THREAD_GOAL_UPDATED, shown))
     ctx.after_response(lambda: announce_recovered(state, handle))
     approvals = state.approvals
     ctx.after_response(lambda: approvals.resend(params.thread_id, conn))

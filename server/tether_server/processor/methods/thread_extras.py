@@ -1,4 +1,4 @@
-"""thread/search, thread/readState/update, thread/settings/update, thread/goal/get, background terminals."""
+"""thread/search, thread/readState/update, thread/settings/update, background terminals."""
 
 from __future__ import annotations
 
@@ -98,13 +98,6 @@ async def settings_update(
     update = settings_updates.changed(params.thread_id, before, after)
     ctx.after_response(lambda: settings_updates.announce(state, update))
     return tx.ThreadSettingsUpdateResponse()
-
-
-async def goal_get(
-    state: ServerState, ctx: RequestContext, params: tx.ThreadGoalGetParams
-) -> tx.ThreadGoalGetResponse:
-    await record_or_fail(state, params.thread_id)
-    return tx.ThreadGoalGetResponse(goal=None)
 
 
 async def background_terminals_list(
