@@ -179,3 +179,23 @@ async def test_a_resumed_thread_in_a_new_daemon_sends_the_same_history(
     before, after = chat_model.requests[1].body["messages"], chat_model.requests[2].body["messages"]
     assert after[: len(before)] == before
     assert "turn/completed" in methods(again.since(0))
+
+
+async def test_compaction_summarises_through_the_chat_server_and_replaces_the_history(
+    start_app: StartApp, chat_model: FakeChatServer, workdir: Path
+) -> None:
+    chat_model.add(
+        chat_text_reply("answer one"), chat_text_reply("SUMMARY: user wants X"), chat_text_reply("after")
+    )
+    server = await start_app(*chat_args(chat_model))
+    tid = await _thread(server, workdir)
+    await _turn(server, tid, "please do X")
+    mark = server.mark()
+    assert await server.request("thread/compact/start", {"threadId": tid}) == {}
+    await server.notification("turn/completed", after=mark)
+    await _turn(server, tid, "continue")
+
+    assert next(i["type"] for i in _completed(server, mark)) == "contextCompaction"
+    assert "tools" not in chat_model.requests[1].body  # the summary request offers no tools
+    sent = " ".join(str(m["content"]) for m in chat_model.requests[2].body["messages"])
+    assert "SUMMARY: user wants X" in sent and "answer one" not in sent
