@@ -4,7 +4,8 @@ One round starts the daemon (WebSocket on loopback), connects the clients, check
 round's kill left behind, then drives turns until a randomly chosen number of messages has
 arrived and kills the daemon with SIGKILL. `Seen` is what the clients were told before the kill;
 `check_after_restart` holds the daemon to it. Beside each turn a client saves a feedback bundle:
-every save answered is a whole ZIP after the kill, and no save leaves a partial file at its path.
+every save answered is a whole ZIP after the kill, and no save leaves a partial file at its path;
+another sets the thread's goal (`crash_goals`).
 """
 
 from __future__ import annotations
@@ -18,9 +19,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from tests.chaos.crash_goals import GoalSets
 from tests.support.appserver import mock_provider_args
 from tests.support.rpcclient import WAIT_S, RpcClient
 from tests.support.wsclient import SocketServer, WsClient
+
 from tether_testing import script
 from tether_testing.fake_responses import FakeResponsesServer
 
@@ -140,6 +143,7 @@ class CrashDriver:
         self.feedback_dir.mkdir(parents=True, exist_ok=True)
         self.saves_asked: list[Path] = []
         self.saves_answered: set[str] = set()
+        self.goals = GoalSets()
 
     async def start(self) -> tuple[SocketServer, list[WsClient]]:
         args = [*mock_provider_args(self.fake.base_url), "--listen", "ws://127.0.0.1:0"]
@@ -165,6 +169,7 @@ class CrashDriver:
             else:
                 marks = await self.check_after_restart(clients)
                 self.check_feedback()
+                await self.goals.check(clients[0], self.thread_id)
             if kill:
                 await self.drive_until_kill(server, clients)
                 self.saves_answered |= {
@@ -212,7 +217,7 @@ class CrashDriver:
         answerers = [asyncio.create_task(answer_approvals(c, rng, self.figures)) for c in clients]
         watcher = clients[0]
         start_mark = watcher.mark()
-        pending: list[asyncio.Task[dict[str, Any]]] = []
+        pending: list[asyncio.Task[Any]] = []
         try:
             while True:
                 self._turn_no += 1
@@ -225,6 +230,9 @@ class CrashDriver:
                 self.saves_asked.append(save_path)
                 save = {"classification": "bug", "savePath": str(save_path), "reason": "chaos"}
                 pending.append(asyncio.create_task(rng.choice(clients).request("feedback/save", save)))
+                pending.append(
+                    asyncio.create_task(self.goals.step(rng.choice(clients), self.thread_id, self._turn_no))
+                )
 
                 if budget == 0:
                     break

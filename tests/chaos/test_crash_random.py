@@ -3,7 +3,8 @@
 After each restart nothing a client was told is lost: every item it saw complete is in
 thread/read, every turn ended (completed or interrupted), the database is intact, a client
 resuming with afterSeq gets no gap and no duplicate, and the thread takes a new turn. Every feedback
-bundle a client was told is saved is a whole ZIP, and none is left half-written at its path.
+bundle a client was told is saved is a whole ZIP, and none is left half-written at its path. The
+thread's goal is that of its last answered `thread/goal/set` or a later one.
 """
 
 from __future__ import annotations
@@ -28,4 +29,5 @@ async def test_random_sigkills_lose_nothing_reported_complete(
     figures = driver.figures
     assert figures.kills == KILLS
     assert figures.feedback_saved > 0, "no feedback save was answered before a kill"
+    assert driver.goals.last_answered >= 0, "no goal set was answered before a kill"
     print(f"crash battery: {figures}")
