@@ -8,6 +8,7 @@ params and result models, so that the server binds handlers to it with a static 
 
 from __future__ import annotations
 
+from tether_protocol import methods_sections as _sections
 from tether_protocol import methods_settings as _settings
 from tether_protocol.common import EmptyParams, EmptyResult
 from tether_protocol.server_methods import SERVER_NOTIFICATIONS as SERVER_NOTIFICATIONS
@@ -402,6 +403,6 @@ REVIEW_START = MethodSpec(
 # constant, nothing more.
 CLIENT_METHODS: dict[str, AnyMethodSpec] = {
     spec.name: spec
-    for spec in [*globals().values(), *vars(_settings).values()]
+    for spec in [*globals().values(), *vars(_settings).values(), *vars(_sections).values()]
     if isinstance(spec, MethodSpec)
 }

@@ -15,6 +15,7 @@ from tether_protocol.v2 import notifications as n
 from tether_protocol.v2 import review as rv
 from tether_protocol.v2 import thread_extras as tx
 from tether_protocol.v2 import thread_goal as tg
+from tether_protocol.v2 import thread_section as ts
 
 # One constant per notification: senders name the constant, and its params model types them.
 THREAD_STARTED = NotificationSpec(
@@ -94,6 +95,12 @@ THREAD_GOAL_CLEARED = NotificationSpec(
     n.ThreadGoalClearedNotification,
     broadcast=True,
     doc="A thread's goal was removed.",
+)
+THREAD_SECTION_CHANGED = NotificationSpec(
+    "thread/section/changed",
+    ts.ThreadSectionChangedNotification,
+    broadcast=True,
+    doc="A thread moved into, within or out of a section.",
 )
 TURN_STARTED = NotificationSpec("turn/started", n.TurnStartedNotification, doc="A turn began.")
 TURN_COMPLETED = NotificationSpec(

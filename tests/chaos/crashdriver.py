@@ -5,7 +5,8 @@ round's kill left behind, then drives turns until a randomly chosen number of me
 arrived and kills the daemon with SIGKILL. `Seen` is what the clients were told before the kill;
 `check_after_restart` holds the daemon to it. Beside each turn a client saves a feedback bundle:
 every save answered is a whole ZIP after the kill, and no save leaves a partial file at its path;
-another sets the thread's goal (`crash_goals`).
+another creates a section and moves the thread into it (`crash_sections`), and another sets the
+thread's goal (`crash_goals`).
 """
 
 from __future__ import annotations
@@ -20,10 +21,10 @@ from pathlib import Path
 from typing import Any
 
 from tests.chaos.crash_goals import GoalSets
+from tests.chaos.crash_sections import SectionMoves
 from tests.support.appserver import mock_provider_args
 from tests.support.rpcclient import WAIT_S, RpcClient
 from tests.support.wsclient import SocketServer, WsClient
-
 from tether_testing import script
 from tether_testing.fake_responses import FakeResponsesServer
 
@@ -144,6 +145,7 @@ class CrashDriver:
         self.saves_asked: list[Path] = []
         self.saves_answered: set[str] = set()
         self.goals = GoalSets()
+        self.sections = SectionMoves()
 
     async def start(self) -> tuple[SocketServer, list[WsClient]]:
         args = [*mock_provider_args(self.fake.base_url), "--listen", "ws://127.0.0.1:0"]
@@ -170,6 +172,7 @@ class CrashDriver:
                 marks = await self.check_after_restart(clients)
                 self.check_feedback()
                 await self.goals.check(clients[0], self.thread_id)
+                await self.sections.check(clients[0], self.thread_id)
             if kill:
                 await self.drive_until_kill(server, clients)
                 self.saves_answered |= {
@@ -233,6 +236,8 @@ class CrashDriver:
                 pending.append(
                     asyncio.create_task(self.goals.step(rng.choice(clients), self.thread_id, self._turn_no))
                 )
+                section_step = self.sections.step(rng.choice(clients), self.thread_id, self._turn_no)
+                pending.append(asyncio.create_task(section_step))
 
                 if budget == 0:
                     break

@@ -22,8 +22,7 @@ async def record_or_fail(state: ServerState, thread_id: str) -> ThreadRecord:
 
 
 def sort_key_of(key: object) -> SortKey:
-    # Tether has no thread sections: every thread's section position is null, so that order
-    # falls back to the default one (creation time), as a list with no sections would sort.
+    # Section position is no store order: `section_views` sorts a section's threads itself.
     value = wire(key)
     if value in ("created_at", "updated_at", "recency_at"):
         return cast(SortKey, value)

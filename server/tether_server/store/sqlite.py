@@ -55,9 +55,10 @@ from tether_server.store.sqlite_rows import (
     turn_from_row,
     turn_params,
 )
+from tether_server.store.sqlite_sections import SqliteSections
 
 
-class SqliteThreadStore(SqliteGoals):
+class SqliteThreadStore(SqliteGoals, SqliteSections):
     """The durable ThreadStore: one database file, every `commit` one transaction.
 
     One connection serves the store; a lock keeps each transaction and each read whole, so a

@@ -213,6 +213,18 @@ class ThreadHandle:
     def replace_history(self, history: list[dict[str, Any]]) -> None:
         self._s.recorder.replace_history(history)
 
+    async def inject_history(self, items: list[dict[str, Any]]) -> None:
+        """Append raw model-history items (`thread/inject_items`): the model sees them next.
+
+        Idle, they are durable on return (or, before the thread's first turn, written with it);
+        during a turn they ride that turn's next commit, so its items and their events stay together.
+        """
+        recorder = self._s.recorder
+        for item in items:
+            recorder.history_entry("", item)
+        if not self.running:
+            await self._commit()
+
     async def close_processes(self) -> None:
         await self._s.processes.close()
 

@@ -17,6 +17,7 @@ from tether_protocol.v2 import thread as th
 from tether_protocol.v2 import thread_extras as tx
 from tether_protocol.v2 import thread_goal as tg
 from tether_protocol.v2 import thread_history as hi
+from tether_protocol.v2 import thread_section as ts
 
 THREAD_SETTINGS = tx.ThreadSettings.model_validate(
     {
@@ -76,6 +77,7 @@ NOTIFICATION_SAMPLES: dict[str, WireModel] = {
         ),
     ),
     "thread/goal/cleared": n.ThreadGoalClearedNotification(thread_id=s.THREAD_ID),
+    "thread/section/changed": ts.ThreadSectionChangedNotification(thread_id=s.THREAD_ID, section_id=None),
     "turn/started": n.TurnStartedNotification(thread_id=s.THREAD_ID, turn=s.TURN),
     "turn/completed": n.TurnCompletedNotification(thread_id=s.THREAD_ID, turn=s.TURN_DONE),
     "turn/diff/updated": n.TurnDiffUpdatedNotification(

@@ -25,6 +25,7 @@ BROADCAST = {
     "thread/name/updated",
     "thread/goal/cleared",
     "account/rateLimits/updated",
+    "thread/section/changed",  # Codex's schema: "Broadcast after a successful move"
 }
 
 

@@ -73,6 +73,13 @@ CORE_METHODS = {
     "account/login/cancel",
     "feedback/save",
     "feedback/upload",
+    "threadSection/list",
+    "threadSection/create",
+    "threadSection/update",
+    "threadSection/delete",
+    "thread/section/move",
+    "thread/metadata/update",
+    "thread/inject_items",
 }
 UNSCOPED = {
     "initialize",
@@ -123,6 +130,10 @@ UNSCOPED = {
     "account/login/cancel",
     "feedback/save",
     "feedback/upload",
+    "threadSection/list",
+    "threadSection/create",
+    "threadSection/update",
+    "threadSection/delete",
 }
 
 

@@ -24,6 +24,8 @@ from tether_server.core.settings import TurnSettings
 from tether_server.errors import Conflict, InvalidParams, InvalidRequest, NotFound, archived_message
 from tether_server.processor import projection, resume_state
 from tether_server.processor.lifecycle import announce_recovered, apply_resumed
+from tether_server.processor.section_views import filtered, with_sections
+from tether_server.processor.section_views import list_page as section_list_page
 from tether_server.processor.settings import (
     collaboration_json,
     default_cwd,
@@ -116,6 +118,7 @@ async def resume(
         await handle.set_status(IDLE)
     turns = [] if params.exclude_turns or handle.ephemeral else await _turns_of(state, params.thread_id)
     thread = _loaded_view(handle, turns)
+    await with_sections(state, [thread])
     conn = ctx.connection
     if params.after_seq is None:
         state.subscriptions.subscribe(params.thread_id, conn)
@@ -204,6 +207,7 @@ async def read(state: ServerState, ctx: RequestContext, params: th.ThreadReadPar
         record, status, loaded, ephemeral = found, None, False, False
     turns = await _turns_of(state, record.id) if params.include_turns and not ephemeral else []
     thread = thread_view(record, status=status, loaded=loaded, ephemeral=ephemeral, turns=turns)
+    await with_sections(state, [thread])
     marks = await state.store.read_states([record.id])
     read_state = wire_read_state(marks[record.id]) if record.id in marks else None
     return th.ThreadReadResponse(thread=thread, read_state=read_state)
@@ -228,7 +232,9 @@ async def list_threads(
     if params.originators:
         raise InvalidParams("originator filtering is not supported by the local app-server")
     try:
-        page = await state.store.list_threads(query)
+        page = await (
+            section_list_page(state, params, query) if filtered(params) else state.store.list_threads(query)
+        )
     except InvalidCursor:
         raise InvalidRequest(f"invalid cursor: {params.cursor}") from None
     data = []
@@ -236,6 +242,7 @@ async def list_threads(
         handle = state.threads.get(record.id)
         status = projection.status_json(handle.status) if handle else None
         data.append(thread_view(record, status=status, loaded=False))
+    await with_sections(state, data)
     marks = await state.store.read_states([record.id for record in page.data])
     return th.ThreadListResponse(
         data=data,
@@ -318,7 +325,9 @@ async def unarchive(
             state, sm.THREAD_UNARCHIVED, n.ThreadUnarchivedNotification(thread_id=params.thread_id)
         )
     )
-    return ta.ThreadUnarchiveResponse(thread=thread_view(record, status=None, loaded=False))
+    thread = thread_view(record, status=None, loaded=False)
+    await with_sections(state, [thread])
+    return ta.ThreadUnarchiveResponse(thread=thread)
 
 
 async def delete(
