@@ -41,9 +41,14 @@ async def test_thread_list_accepts_every_sort_key_of_the_schema(
     mark = server.mark()
     await server.request("turn/start", {"threadId": tid, "input": [{"type": "text", "text": "hello"}]})
     await server.notification("turn/completed", after=mark)
-    for key in ("created_at", "updated_at", "recency_at", "section_position"):
+    for key in ("created_at", "updated_at", "recency_at"):
         listed = await server.request("thread/list", {"sortKey": key})
         assert [t["id"] for t in listed["data"]] == [tid], key
+    # Section position orders one section (Codex 0.169.0 refuses it without a section filter).
+    pinned = "01984de2-8f74-7c91-a3b2-5c5e937cf318"
+    await server.request("thread/section/move", {"threadId": tid, "sectionId": pinned})
+    listed = await server.request("thread/list", {"sortKey": "section_position", "sectionId": pinned})
+    assert [t["id"] for t in listed["data"]] == [tid]
 
 
 @pytest.mark.parametrize(
