@@ -8,6 +8,7 @@ params and result models, so that the server binds handlers to it with a static 
 
 from __future__ import annotations
 
+from tether_protocol import methods_goals as _goals
 from tether_protocol import methods_sections as _sections
 from tether_protocol import methods_settings as _settings
 from tether_protocol.common import EmptyParams, EmptyResult
@@ -24,7 +25,6 @@ from tether_protocol.v2 import model as mdl
 from tether_protocol.v2 import review_mode as rm
 from tether_protocol.v2 import thread_admin as ta
 from tether_protocol.v2 import thread_extras as tx
-from tether_protocol.v2 import thread_goal as tg
 from tether_protocol.v2 import thread_history as th
 from tether_protocol.v2 import thread_lifecycle as tl
 from tether_protocol.v2 import turn as tu
@@ -292,23 +292,6 @@ THREAD_SETTINGS_UPDATE = MethodSpec(
     experimental=True,
     doc="Change the settings of a thread's next turns (experimental).",
 )
-THREAD_GOAL_SET = MethodSpec(
-    "thread/goal/set",
-    tg.ThreadGoalSetParams,
-    tg.ThreadGoalSetResponse,
-    scope=_T,
-    doc="Set a thread's goal, or change its objective, status or token budget.",
-)
-THREAD_GOAL_GET = MethodSpec(
-    "thread/goal/get", tg.ThreadGoalGetParams, tg.ThreadGoalGetResponse, doc="A thread's goal, if any."
-)
-THREAD_GOAL_CLEAR = MethodSpec(
-    "thread/goal/clear",
-    tg.ThreadGoalClearParams,
-    tg.ThreadGoalClearResponse,
-    scope=_T,
-    doc="Remove a thread's goal.",
-)
 THREAD_BACKGROUND_TERMINALS_LIST = MethodSpec(
     "thread/backgroundTerminals/list",
     tx.ThreadBackgroundTerminalsListParams,
@@ -399,10 +382,15 @@ REVIEW_START = MethodSpec(
     doc="Review changes (working tree, branch, commit or custom) in a turn of the thread.",
 )
 
-# Every client method above and in methods_settings, in the order defined: a new method is one
-# constant, nothing more.
+# Every client method above and in methods_settings, methods_goals and methods_sections, in the
+# order defined: a new method is one constant, nothing more.
 CLIENT_METHODS: dict[str, AnyMethodSpec] = {
     spec.name: spec
-    for spec in [*globals().values(), *vars(_settings).values(), *vars(_sections).values()]
+    for spec in [
+        *globals().values(),
+        *vars(_settings).values(),
+        *vars(_goals).values(),
+        *vars(_sections).values(),
+    ]
     if isinstance(spec, MethodSpec)
 }

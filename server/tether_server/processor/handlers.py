@@ -12,6 +12,7 @@ from collections.abc import Awaitable, Callable
 from typing import TypeVar
 
 from tether_protocol import methods as m
+from tether_protocol import methods_goals as mg
 from tether_protocol import methods_sections as msec
 from tether_protocol import methods_settings as ms
 from tether_protocol.common import WireModel
@@ -121,9 +122,9 @@ def build_routes(state: ServerState) -> dict[str, AnyRoute]:
         _route(state, m.THREAD_SEARCH, thread_extras.search),
         _route(state, m.THREAD_READ_STATE_UPDATE, thread_extras.read_state_update),
         _route(state, m.THREAD_SETTINGS_UPDATE, thread_extras.settings_update),
-        _route(state, m.THREAD_GOAL_SET, thread_goal.goal_set),
-        _route(state, m.THREAD_GOAL_GET, thread_goal.goal_get),
-        _route(state, m.THREAD_GOAL_CLEAR, thread_goal.goal_clear),
+        _route(state, mg.THREAD_GOAL_SET, thread_goal.goal_set),
+        _route(state, mg.THREAD_GOAL_GET, thread_goal.goal_get),
+        _route(state, mg.THREAD_GOAL_CLEAR, thread_goal.goal_clear),
         _route(state, m.THREAD_BACKGROUND_TERMINALS_LIST, thread_extras.background_terminals_list),
         _route(state, m.MCP_SERVER_STATUS_LIST, mcp.status_list),
         _route(state, m.CONFIG_MCP_SERVER_RELOAD, mcp.reload),

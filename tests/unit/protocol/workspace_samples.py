@@ -12,7 +12,6 @@ from tether_protocol.v2 import thread_extras as tx
 from tether_protocol.v2 import thread_goal as tg
 from tether_protocol.v2 import workspace as ws
 
-
 _GOAL = tg.ThreadGoal(
     thread_id=s.THREAD_ID,
     objective="ship",
