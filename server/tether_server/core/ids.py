@@ -3,18 +3,35 @@
 from __future__ import annotations
 
 import os
+import threading
 import time
 import uuid
 
+_RAND_B = (1 << 62) - 1
+_last = 0
+_lock = threading.Lock()
+
+
+def _compose(ms: int, rand_a: int, rand_b: int) -> int:
+    return (ms & ((1 << 48) - 1)) << 80 | 0x7 << 76 | (rand_a & 0xFFF) << 64 | 0b10 << 62 | rand_b
+
 
 def uuid7() -> str:
-    ms = time.time_ns() // 1_000_000
+    """A UUIDv7, strictly greater than the last one this process made (RFC 9562 §6.2, method 2):
+    ids made in the same millisecond still sort in the order they were made, so a table ordered by
+    id (sections, items) is in creation order."""
+    global _last
     rand = int.from_bytes(os.urandom(10), "big")
-    value = (ms & ((1 << 48) - 1)) << 80
-    value |= 0x7 << 76
-    value |= ((rand >> 62) & 0xFFF) << 64
-    value |= 0b10 << 62
-    value |= rand & ((1 << 62) - 1)
+    value = _compose(time.time_ns() // 1_000_000, (rand >> 62) & 0xFFF, rand & _RAND_B)
+    with _lock:
+        if value <= _last:
+            ms, rand_a, rand_b = _last >> 80, (_last >> 64) & 0xFFF, (_last & _RAND_B) + 1
+            if rand_b > _RAND_B:
+                rand_b, rand_a = 0, rand_a + 1
+                if rand_a > 0xFFF:
+                    rand_a, ms = 0, ms + 1
+            value = _compose(ms, rand_a, rand_b)
+        _last = value
     return str(uuid.UUID(int=value))
 
 
