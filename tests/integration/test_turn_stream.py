@@ -77,6 +77,7 @@ async def test_the_model_request_carries_instructions_context_and_the_user_messa
         "write_stdin",
         "update_plan",
         "apply_patch",
+        "view_image",
         "request_user_input",
         "get_goal",
         "create_goal",

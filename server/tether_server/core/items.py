@@ -131,6 +131,16 @@ class DynamicToolCall:
     completed_at_ms: int | None = None
 
 
+@dataclass(slots=True)
+class ImageView:
+    """An image the model looked at with `view_image`; `id` is the call's id, `path` absolute."""
+
+    id: str
+    path: str
+    started_at_ms: int
+    completed_at_ms: int | None = None
+
+
 ThreadItem = (
     UserMessage
     | AgentMessage
@@ -143,6 +153,7 @@ ThreadItem = (
     | WebSearch
     | McpToolCall
     | DynamicToolCall
+    | ImageView
 )
 
 

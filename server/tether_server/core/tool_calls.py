@@ -13,6 +13,7 @@ from tether_server.core.approval import ask_once
 from tether_server.core.exec_plan import plan_exec
 from tether_server.core.ids import now_ms
 from tether_server.core.toolbox import Tool, ToolArgumentError, ToolCall, ToolContext, ToolOutput
+from tether_server.core.view_image import view_image
 from tether_server.errors import SandboxError, TetherError
 from tether_server.sandbox.messages import new_protected_warning
 from tether_server.tools import apply_patch as ap
@@ -333,5 +334,6 @@ BUILTIN_TOOLS = (
     Tool("write_stdin", specs.write_stdin_spec(), _write_stdin_tool),
     Tool("update_plan", specs.update_plan_spec(), _update_plan_tool),
     Tool("apply_patch", specs.apply_patch_spec(), _apply_patch_tool, freeform=True),
+    Tool("view_image", specs.view_image_spec(), view_image, parallel=True),
 )
 """The core's own tools, in the order they are offered."""

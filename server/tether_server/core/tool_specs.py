@@ -127,3 +127,20 @@ def apply_patch_spec() -> dict[str, Any]:
         "patch text itself, not JSON.",
         "format": {"type": "grammar", "syntax": "lark", "definition": APPLY_PATCH_GRAMMAR},
     }
+
+
+def view_image_spec() -> dict[str, Any]:
+    # Name and parameters as Codex 0.169.0 offers them: models trained on Codex call it so.
+    props: dict[str, Any] = {
+        "path": {
+            "type": "string",
+            "description": "The image file: relative to the project, or absolute.",
+        }
+    }
+    return _function(
+        "view_image",
+        "Looks at an image file in the project (PNG, JPEG, GIF or WebP): the image is attached to your next "
+        "input. Use it when you need to see a screenshot, diagram or picture that is already on disk.",
+        props,
+        ["path"],
+    )

@@ -33,6 +33,8 @@ when it cannot. Only the policy cwd (the turn's) is a writable root; the workdir
 class ToolOutput:
     text: str
     success: bool = True
+    content: list[dict[str, Any]] | None = None
+    """Content items (`input_image`...) the model gets instead of `text`, as a list output."""
 
 
 class ToolArgumentError(Exception):
@@ -187,7 +189,8 @@ async def dispatch(ctx: ToolContext, call: Mapping[str, Any]) -> dict[str, Any]:
             output = ToolOutput(str(exc), success=False)
         timed.outcome = "ok" if output.success else "failed"
         span.set({"tether.tool.success": output.success})
-    return {"type": out_type, "call_id": request.call_id, "output": output.text}
+    model_output: str | list[dict[str, Any]] = output.text if output.content is None else output.content
+    return {"type": out_type, "call_id": request.call_id, "output": model_output}
 
 
 async def _run(ctx: ToolContext, call: ToolCall) -> ToolOutput:

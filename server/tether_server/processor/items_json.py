@@ -165,6 +165,16 @@ def _dynamic_call(i: it.DynamicToolCall) -> Params:
     }
 
 
+def _image_view(i: it.ImageView) -> Params:
+    return {
+        "type": "imageView",
+        "id": i.id,
+        "path": i.path,
+        "startedAtMs": i.started_at_ms,
+        "completedAtMs": i.completed_at_ms,
+    }
+
+
 _ITEMS: dict[type[Any], Callable[[Any], Params]] = {
     it.UserMessage: _user_message,
     it.AgentMessage: _agent_message,
@@ -177,6 +187,7 @@ _ITEMS: dict[type[Any], Callable[[Any], Params]] = {
     it.WebSearch: _web_search,
     it.McpToolCall: _mcp_call,
     it.DynamicToolCall: _dynamic_call,
+    it.ImageView: _image_view,
 }
 
 
