@@ -34,6 +34,7 @@ from tether_server.processor.state import ServerState
 from tether_server.processor.subscriptions import Subscriptions
 from tether_server.providers.base import ModelProvider, ProviderSettings
 from tether_server.providers.deferred import DeferredProvider, responses_loaded
+from tether_server.providers.served_windows import ServedWindows, chat_servers
 
 if TYPE_CHECKING:
     from tether_server.providers.responses import ResponsesProvider
@@ -179,6 +180,7 @@ class Running:
     state: ServerState
     unloader: IdleUnloader
     dispatcher: Dispatcher
+    windows: ServedWindows
 
 
 async def recovered_turns(store: ThreadStore) -> dict[str, list[TurnRecord]]:
@@ -237,6 +239,8 @@ class App:
         mcp = McpManager(mcp_servers)
         deps = self._session_deps(providers, capability, approvals)
         deps.mcp = mcp
+        windows = ServedWindows(chat_servers(self.loaded, credentials.api_key))
+        deps.served_window = None if self.loaded.config.model_context_window else windows
         threads = ThreadManager(store, deps, projection.notification, loaded_threads)
         threads.on_loaded.append(subscriptions.attach)
         threads.on_loaded.append(ReadMarks(store, lambda: connections).attach)
@@ -276,7 +280,7 @@ class App:
             on_initialized=self._after_initialize,
             on_disconnect=state.connection_closed,
         )
-        self.running = Running(store, providers, state, unloader, dispatcher)
+        self.running = Running(store, providers, state, unloader, dispatcher, windows)
         # In the background: a slow or broken server never delays a client; a turn's first request
         # waits for it at most its startup timeout.
         mcp.start()
@@ -338,6 +342,7 @@ class App:
         if running.state.mcp is not None:
             await running.state.mcp.close()
         await running.providers.aclose()
+        await running.windows.aclose()
         await running.store.close()
         telemetry.shutdown()
 

@@ -76,10 +76,11 @@ class FakeResponsesServer:
         host: str = "127.0.0.1",
         port: int = 0,
         loop_script: bool = False,
-        models: Iterable[str] = (),
+        models: Iterable[str | dict[str, Any]] = (),
     ) -> None:
         self.models = list(models)
-        """Model ids `GET …/models` lists, as OpenAI-compatible servers answer it."""
+        """What `GET …/models` lists, as OpenAI-compatible servers answer it: an id, or a whole
+        entry with a server's own fields (vLLM's `max_model_len`, llama.cpp's `meta`)."""
         self._script: deque[ScriptedResponse] = deque(script)
         self._all = list(self._script) if loop_script else []
         self._host, self._port = host, port
@@ -202,7 +203,10 @@ class FakeResponsesServer:
             recorded = [{"path": r.path, "headers": r.headers, "body": r.body} for r in self.requests]
             await _write_json(writer, 200, recorded)
         elif method == "GET" and path.endswith("/models"):
-            listed = [{"id": name, "object": "model", "owned_by": "fake"} for name in self.models]
+            listed = [
+                {"object": "model", "owned_by": "fake", **(m if isinstance(m, dict) else {"id": m})}
+                for m in self.models
+            ]
             await _write_json(writer, 200, {"object": "list", "data": listed})
         else:
             await _write_json(writer, 404, {"error": {"message": f"no route for {method} {path}"}})

@@ -47,6 +47,12 @@ How a chat server differs from the Responses path:
   note (tool messages carry text only); images in user messages are sent as `image_url` parts.
 - **Compaction** is Tether's own (a summary the model writes, then a new history), as on the
   Responses path: there is no server-side compaction endpoint to call.
+- **Context window.** `model_context_window` in config.toml is the window compaction works to (it
+  starts at 90%) and clients are shown. Without it, the window the server lists for the model at
+  `GET {base_url}/models` is used: vLLM's `max_model_len`, LM Studio's `max_context_length`,
+  llama.cpp's `meta.n_ctx` (else `meta.n_ctx_train`). It is read once per provider and model, in
+  the background when a thread opens; until it answers, and for servers that list none (Ollama) or
+  do not answer, the default (272,000 tokens) stands, so set `model_context_window` for those.
 - **Errors** map as on the Responses path: 429 (with `Retry-After`) and 5xx are retried, a prompt
   larger than the context (llama.cpp's `exceed_context_size_error`, vLLM's "maximum context
   length") is `contextWindowExceeded`, a stream that breaks before its finish reason is retried.

@@ -54,7 +54,7 @@ class ThreadSession:
         self.deps = deps
         # The settings the model last heard about (None: it has not heard the environment yet).
         self.reference: TurnSettings | None = settings if history else None
-        self.usage = UsageTracker(deps.context_window)
+        self.usage = UsageTracker(self.context_window())  # asking starts a server's window being read
         self.active: ActiveTurn | None = None
         self.status = ev.IDLE
         self.processes = ProcessSessions()
@@ -171,8 +171,19 @@ class ThreadSession:
         turn.kind = "review"
         return turn
 
+    def context_window(self) -> int | None:
+        """The window the thread's model works in: configured, else its server's, else the default."""
+        served = self.deps.served_window
+        if served is not None:
+            window = served(self.settings.model_provider, self.settings.model)
+            if window:
+                return window
+        return self.deps.context_window
+
     def needs_compaction(self) -> bool:
-        limit = compaction.auto_compact_limit(self.deps.context_window, self.deps.auto_compact_token_limit)
+        # Learned in the background, the server's window may have arrived since the last check.
+        self.usage.context_window = self.context_window()
+        limit = compaction.auto_compact_limit(self.usage.context_window, self.deps.auto_compact_token_limit)
         return self.usage.last.total_tokens >= limit
 
     def note_interrupted(self, turn_id: str) -> None:

@@ -50,6 +50,9 @@ class SessionDeps:
     web_search: str = "disabled"  # live | cached | disabled: the provider's hosted search
     mcp: McpManager | None = None
     goals: GoalPort | None = None  # the thread goals the model's goal tools read and change
+    # Provider id, model → the window the model's server reports (None: not known yet, or never);
+    # set only when no window is configured, and then it wins over the default `context_window`.
+    served_window: Callable[[str, str], int | None] | None = None
 
 
 @dataclass
