@@ -39,7 +39,10 @@ How a chat server differs from the Responses path:
 - **Reasoning.** Thoughts a server streams in `reasoning_content` (llama.cpp, LM Studio, DeepSeek),
   `reasoning` (Ollama, vLLM, OpenRouter) or a `<think>…</think>` block opening the content (a
   server without a reasoning parser) become a reasoning item with the raw text, shown as it
-  streams. There is no encrypted reasoning: thoughts are not sent back on the next request, and
+  streams. Qwen3's thinking templates put `<think>` in the prompt, so the content has only the
+  closing `</think>`: the text before it streams as answer text until the tag arrives, then
+  becomes a reasoning item, and the finished answer holds only what follows the tag. There is no
+  encrypted reasoning: thoughts are not sent back on the next request, and
   `model_reasoning_effort`/`model_reasoning_summary` are not sent.
 - **History.** The conversation is sent whole on every request (no `previous_response_id`, no
   server-side state): instructions and developer messages as `system` messages, tool calls on the

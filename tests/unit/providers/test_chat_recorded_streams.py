@@ -175,6 +175,42 @@ async def test_llama_cpp_without_a_reasoning_parser_leaves_think_tags_in_the_con
     assert items(events)[-1]["content"][0]["text"] == "There are 3."
 
 
+async def test_qwen3_thinking_template_sends_only_the_closing_tag_and_the_text_before_it_is_reasoning() -> (
+    None
+):
+    # Qwen3's thinking templates (QwQ-32B, Qwen3-*-Thinking-2507: tokenizer_config.json's
+    # chat_template ends the generation prompt with "<think>\n") on vLLM or llama-server without a
+    # reasoning parser: the content holds the thoughts, a bare `</think>`, then the answer.
+    events = await replay(
+        chunk({"role": "assistant", "content": ""}),
+        chunk({"content": "The user says hi."}),
+        chunk({"content": " Greet back.\n</th"}),
+        chunk({"content": "ink>\n\nHello!"}),
+        chunk({"content": " How can I help?"}),
+        chunk({}, "stop"),
+        DONE,
+    )
+
+    thoughts, answer = items(events)
+    assert thoughts["type"] == "reasoning"
+    assert thoughts["content"] == [{"type": "reasoning_text", "text": "The user says hi. Greet back."}]
+    assert answer["type"] == "message"
+    assert answer["content"][0]["text"] == "Hello! How can I help?"
+
+
+async def test_a_closing_tag_the_model_writes_about_after_an_opening_one_stays_text() -> None:
+    said = "Wrap thoughts as <think>…</think> and then answer."
+    events = await replay(
+        chunk({"role": "assistant", "content": said[:20]}),
+        chunk({"content": said[20:]}),
+        chunk({}, "stop"),
+        DONE,
+    )
+
+    assert [item["type"] for item in items(events)] == ["message"]
+    assert items(events)[0]["content"][0]["text"] == said == text(events)
+
+
 async def test_lm_studio_tool_call_with_text_before_it_and_no_done_line() -> None:
     # LM Studio's /v1/chat/completions (https://lmstudio.ai/docs/developer/openai-compat/tools):
     # calls stream OpenAI's way with numeric-looking ids; `system_fingerprint` names the model.

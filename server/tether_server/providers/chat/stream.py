@@ -28,7 +28,7 @@ from tether_server.providers.base import (
     ReasoningTextDelta,
     TokenUsage,
 )
-from tether_server.providers.chat.think import ThinkSplitter
+from tether_server.providers.chat.think import UNTAGGED_CLOSE, ThinkSplitter
 
 DONE = b"[DONE]"
 _REASONING_FIELDS = ("reasoning_content", "reasoning")
@@ -165,8 +165,25 @@ class ChatStreamParser:
         for kind, text in pieces:
             if kind == "reasoning":
                 self._reason(text, out)
+            elif kind == UNTAGGED_CLOSE:
+                self._streamed_text_was_reasoning(out)
             else:
                 self._text(text, out)
+
+    def _streamed_text_was_reasoning(self, out: list[ModelEvent]) -> None:
+        """The message's text so far was thoughts (see `think`): it becomes a reasoning item, and
+        the message, still open, keeps only what follows. Clients were shown the thoughts as answer
+        text while they streamed; the finished items are what they keep."""
+        if self._message is None:
+            return
+        thoughts = "".join(self._message[1]).strip()
+        self._message[1].clear()
+        if not thoughts:
+            return
+        item_id = self._next_id("rs")
+        content = [{"type": "reasoning_text", "text": thoughts}]
+        out.append(OutputItemAdded({"type": "reasoning", "id": item_id, "summary": []}))
+        out.append(OutputItemDone({"type": "reasoning", "id": item_id, "summary": [], "content": content}))
 
     def _reason(self, text: str, out: list[ModelEvent]) -> None:
         if self._reasoning is None:

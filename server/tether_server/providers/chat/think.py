@@ -5,12 +5,21 @@ by default, older Ollama) put their thinking in the content, between these tags.
 anywhere across chunks, so a possible partial tag is held back until the next chunk settles it.
 Only a block opening the message counts: once answer text has been streamed, a `<think>` is text
 the model wrote (a model explaining the tags, say).
+
+Qwen3's thinking templates (QwQ, Qwen3-*-Thinking) end the prompt with ``<think>\n``, so the model
+writes only the closing tag: its content is thoughts, ``</think>``, then the answer. That text
+streams as answer text until the tag shows it was not (nothing says so sooner, and holding every
+model's answer back until its end would stop it streaming); then `UNTAGGED_CLOSE` says that all the
+text so far was reasoning. A ``</think>`` after a ``<think>`` in the text is the model writing about
+the tags, and stays text.
 """
 
 from __future__ import annotations
 
 OPEN = "<think>"
 CLOSE = "</think>"
+UNTAGGED_CLOSE = "untagged_close"
+"""The kind of the piece that says: every piece of text before this one was reasoning."""
 
 
 class ThinkSplitter:
@@ -20,11 +29,12 @@ class ThinkSplitter:
         self._held = ""
         self._thinking = False
         self._settled = False  # past the point where a block may open: all further content is text
+        self._may_close = True  # no tag seen yet: a bare `</think>` would end untagged reasoning
 
     def feed(self, delta: str) -> list[tuple[str, str]]:
         """The pieces `delta` completes: ``("reasoning", text)`` or ``("text", text)``."""
         if self._settled and not self._thinking:
-            return [("text", delta)] if delta else []
+            return self._after_text(delta)
         buffer = self._held + delta
         self._held = ""
         out: list[tuple[str, str]] = []
@@ -38,20 +48,41 @@ class ThinkSplitter:
                     return out
                 _add(out, "reasoning", buffer[:end])
                 buffer = buffer[end + len(CLOSE) :].lstrip()
-                self._thinking, self._settled = False, True
+                self._thinking, self._settled, self._may_close = False, True, False
                 _add(out, "text", buffer)
                 return out
             stripped = buffer.lstrip()
             if stripped.startswith(OPEN):
-                self._thinking = True
+                self._thinking, self._may_close = True, False
                 buffer = stripped[len(OPEN) :].lstrip("\n")
                 continue
             if OPEN.startswith(stripped):  # blank, or perhaps the tag's beginning
                 self._held = buffer
                 return out
             self._settled = True
-            _add(out, "text", buffer)
+            return self._after_text(buffer)
+        return out
+
+    def _after_text(self, delta: str) -> list[tuple[str, str]]:
+        """Answer text, unless a bare closing tag in it shows the text so far was reasoning."""
+        if not self._may_close:
+            return [("text", delta)] if delta else []
+        buffer = self._held + delta
+        self._held = ""
+        end, opened = buffer.find(CLOSE), buffer.find(OPEN)
+        if opened >= 0 and (end < 0 or opened < end):
+            self._may_close = False  # the model writes about the tags
+            return [("text", buffer)] if buffer else []
+        out: list[tuple[str, str]] = []
+        if end < 0:
+            keep = max(_partial_suffix(buffer, CLOSE), _partial_suffix(buffer, OPEN))
+            _add(out, "text", buffer[: len(buffer) - keep])
+            self._held = buffer[len(buffer) - keep :]
             return out
+        self._may_close = False
+        _add(out, "text", buffer[:end])
+        out.append((UNTAGGED_CLOSE, ""))
+        _add(out, "text", buffer[end + len(CLOSE) :].lstrip())
         return out
 
     def flush(self) -> list[tuple[str, str]]:
