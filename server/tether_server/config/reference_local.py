@@ -42,8 +42,10 @@ How a chat server differs from the Responses path:
   streams. Qwen3's thinking templates put `<think>` in the prompt, so the content has only the
   closing `</think>`: the text before it streams as answer text until the tag arrives, then
   becomes a reasoning item, and the finished answer holds only what follows the tag. There is no
-  encrypted reasoning: thoughts are not sent back on the next request, and
-  `model_reasoning_effort`/`model_reasoning_summary` are not sent.
+  encrypted reasoning: thoughts are not sent back on the next request. A thread's effort
+  (`model_reasoning_effort`, or a turn's `effort`) is sent as `reasoning_effort`, `minimal` as
+  `low` and `xhigh` as `high` (the names such servers take); without one it is left out and the
+  server's default stands. `model_reasoning_summary` is not sent.
 - **History.** The conversation is sent whole on every request (no `previous_response_id`, no
   server-side state): instructions and developer messages as `system` messages, tool calls on the
   assistant message, each output as a `tool` message. Images in a tool's output are replaced by a

@@ -284,4 +284,5 @@ def _build_request(session: TurnScope, turn: ActiveTurn, tools: ToolRegistry) ->
         include=["reasoning.encrypted_content"] if reasoning else [],
         service_tier=settings.service_tier,
         headers={"session_id": session.thread_id},
+        reasoning_effort=settings.effort,
     )

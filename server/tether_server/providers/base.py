@@ -50,6 +50,9 @@ class ModelRequest:
         service_tier: ``"priority"`` / ``"flex"`` or None (omitted).
         client_metadata: optional metadata object (omitted when None).
         headers: extra request headers such as ``session_id``.
+        reasoning_effort: the thread's own effort, None when it has none. The Responses body says
+            it in `reasoning` (with a default); a chat server is sent ``reasoning_effort`` only
+            when the user chose one, so its own default stands otherwise.
     """
 
     model: str
@@ -65,6 +68,7 @@ class ModelRequest:
     service_tier: str | None = None
     client_metadata: dict[str, str] | None = None
     headers: dict[str, str] = field(default_factory=dict)
+    reasoning_effort: str | None = None
 
     def body(self) -> dict[str, Any]:
         """The JSON body. Key order is fixed so equal requests serialize to equal bytes."""

@@ -17,6 +17,9 @@ from tether_server.providers.base import ModelRequest
 
 _CALL_TYPES = ("function_call", "custom_tool_call")
 _OUTPUT_TYPES = ("function_call_output", "custom_tool_call_output")
+# OpenAI-compatible servers take low/medium/high (vLLM's request model, LM Studio, Ollama, which
+# also takes "none"); OpenAI's names at either end go to the nearest of those.
+_CHAT_EFFORTS = {"minimal": "low", "xhigh": "high"}
 FREEFORM_PARAMETER = "input"
 """The one string parameter a freeform (custom) tool is offered with: chat has only JSON tools."""
 
@@ -34,6 +37,8 @@ def chat_body(request: ModelRequest) -> dict[str, Any]:
     schema = _response_format(request.text)
     if schema is not None:
         body["response_format"] = schema
+    if request.reasoning_effort:
+        body["reasoning_effort"] = _CHAT_EFFORTS.get(request.reasoning_effort, request.reasoning_effort)
     return body
 
 
