@@ -120,6 +120,7 @@ ALL_ITEMS: list[items.ThreadItem] = [
     items.DynamicToolCall(
         "d-1", None, "lookup", {"q": 1}, 10, "completed", [{"type": "inputText", "text": "ok"}], True, 2, 12
     ),
+    items.ImageView("call-img", "/work/project/chart.png", 10, 12),
 ]
 
 
