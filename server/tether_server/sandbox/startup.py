@@ -17,10 +17,10 @@ from __future__ import annotations
 
 import contextlib
 import os
-import threading
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
 from pathlib import Path
+
+from tether_server.sandbox.held_paths import HeldPaths
 
 STARTUP_FILES: tuple[str, ...] = (
     ".profile",
@@ -79,50 +79,6 @@ def startup_files(
     return existing, missing
 
 
-@dataclass
-class _Held:
-    refs: int
-    created: bool
-
-
-_lock = threading.Lock()
-_held: dict[Path, _Held] = {}
-
-
-def is_placeholder(path: Path) -> bool:
-    """True while `path` is a placeholder some prepared command of this process still holds."""
-    with _lock:
-        return path in _held and _held[path].created
-
-
-def acquire(paths: Iterable[Path]) -> tuple[Path, ...]:
-    """Make sure each path exists (a placeholder where missing); returns what to `release`."""
-    taken: list[Path] = []
-    with _lock:
-        for path in paths:
-            held = _held.get(path)
-            if held is None:
-                held = _held[path] = _Held(refs=0, created=_create(path))
-            held.refs += 1
-            taken.append(path)
-    return tuple(taken)
-
-
-def release(paths: Iterable[Path]) -> None:
-    """Drop one reference per path; remove the placeholders nobody uses any more."""
-    with _lock:
-        for path in paths:
-            held = _held.get(path)
-            if held is None:
-                continue
-            held.refs -= 1
-            if held.refs > 0:
-                continue
-            del _held[path]
-            if held.created:
-                _remove_if_unchanged(path)
-
-
 def _create(path: Path) -> bool:
     dir_fd = os.open(path.parent, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
     try:
@@ -143,3 +99,13 @@ def _remove_if_unchanged(path: Path) -> None:
     with contextlib.suppress(OSError):
         if not path.is_symlink() and path.read_bytes() == placeholder_text(path.name):
             path.unlink()
+
+
+_placeholders = HeldPaths(_create, _remove_if_unchanged)
+acquire = _placeholders.acquire
+release = _placeholders.release
+
+
+def is_placeholder(path: Path) -> bool:
+    """True while `path` is a placeholder some prepared command of this process still holds."""
+    return _placeholders.created_and_held(path)

@@ -10,57 +10,9 @@ per daemon process, so concurrent commands in the same workspace share one stub.
 from __future__ import annotations
 
 import contextlib
-import threading
-from collections.abc import Iterable
-from dataclasses import dataclass
 from pathlib import Path
 
-_lock = threading.Lock()
-
-
-@dataclass
-class _Stub:
-    refs: int
-    created: bool
-
-
-_stubs: dict[Path, _Stub] = {}
-
-
-def is_stub(path: Path) -> bool:
-    """True while `path` is a stub some prepared command of this process still holds."""
-    with _lock:
-        return path in _stubs and _stubs[path].created
-
-
-def acquire(paths: Iterable[Path]) -> tuple[Path, ...]:
-    """Make sure each path exists as a directory; returns the paths to `release` later."""
-    held: list[Path] = []
-    with _lock:
-        for path in paths:
-            stub = _stubs.get(path)
-            if stub is None:
-                stub = _stubs[path] = _Stub(refs=0, created=_make(path))
-            stub.refs += 1
-            held.append(path)
-    return tuple(held)
-
-
-def release(paths: Iterable[Path]) -> None:
-    """Drop one reference per path; remove stubs we created once nobody uses them."""
-    with _lock:
-        for path in paths:
-            stub = _stubs.get(path)
-            if stub is None:
-                continue
-            stub.refs -= 1
-            if stub.refs > 0:
-                continue
-            del _stubs[path]
-            if stub.created:
-                # Left alone if someone outside the sandbox put files in it meanwhile.
-                with contextlib.suppress(OSError):
-                    path.rmdir()
+from tether_server.sandbox.held_paths import HeldPaths
 
 
 def _make(path: Path) -> bool:
@@ -69,3 +21,19 @@ def _make(path: Path) -> bool:
     except FileExistsError:
         return False
     return True
+
+
+def _remove(path: Path) -> None:
+    # Left alone if someone outside the sandbox put files in it meanwhile.
+    with contextlib.suppress(OSError):
+        path.rmdir()
+
+
+_stubs = HeldPaths(_make, _remove)
+acquire = _stubs.acquire
+release = _stubs.release
+
+
+def is_stub(path: Path) -> bool:
+    """True while `path` is a stub some prepared command of this process still holds."""
+    return _stubs.created_and_held(path)
