@@ -25,7 +25,5 @@ def _newest(cursor: str | None) -> str | None:
 async def last_usage(store: ThreadStore, thread_id: str) -> ThreadTokenUsageUpdatedNotification | None:
     """The thread's last `thread/tokenUsage/updated` as it was sent (None before any model call):
     Codex repeats it after a resume, so a client shows the context use at once."""
-    events = await store.read_events(thread_id, 0, limit=1_000_000)
-    method = sm.THREAD_TOKEN_USAGE_UPDATED.name
-    last = next((e for e in reversed(events) if e.method == method), None)
+    last = await store.last_event(thread_id, sm.THREAD_TOKEN_USAGE_UPDATED.name)
     return None if last is None else ThreadTokenUsageUpdatedNotification.model_validate(last.params)

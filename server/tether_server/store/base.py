@@ -193,6 +193,10 @@ class ThreadStore(SectionStore, Protocol):
 
     async def read_events(self, thread_id: str, after_seq: int, limit: int = 10_000) -> list[EventRecord]: ...
 
+    async def last_event(self, thread_id: str, method: str) -> EventRecord | None:
+        """The thread's newest stored event of `method` (None: there is none)."""
+        ...
+
     async def set_archived(self, thread_id: str, archived: bool, at: int) -> bool:
         """False when the thread does not exist."""
         ...

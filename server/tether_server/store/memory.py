@@ -217,6 +217,13 @@ class MemoryThreadStore(MemorySections):
         seqs = sorted(n for n in thread.events if n > after_seq)[: max(0, limit)]
         return [copy.deepcopy(thread.events[n]) for n in seqs]
 
+    async def last_event(self, thread_id: str, method: str) -> EventRecord | None:
+        thread = self._threads.get(thread_id)
+        if thread is None:
+            return None
+        last = max((n for n, e in thread.events.items() if e.method == method), default=None)
+        return None if last is None else copy.deepcopy(thread.events[last])
+
     async def set_archived(self, thread_id: str, archived: bool, at: int) -> bool:
         """Set the archived flag (and updated_at); False when the thread does not exist."""
         thread = self._threads.get(thread_id)

@@ -219,6 +219,10 @@ class SqliteThreadStore(SqliteGoals, SqliteSections):
         rows = await self._fetch(q.SELECT_EVENTS, (thread_id, after_seq, max(0, limit)))
         return [event_from_row(r) for r in rows]
 
+    async def last_event(self, thread_id: str, method: str) -> EventRecord | None:
+        rows = await self._fetch(q.SELECT_LAST_EVENT, (thread_id, method))
+        return event_from_row(rows[0]) if rows else None
+
     async def set_archived(self, thread_id: str, archived: bool, at: int) -> bool:
         """Set the archived flag (and updated_at); False when the thread does not exist."""
         async with self._transaction() as conn:

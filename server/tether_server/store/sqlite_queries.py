@@ -61,6 +61,9 @@ SELECT_TURNS = f"SELECT {TURN_COLUMNS} FROM turns WHERE thread_id = ? ORDER BY o
 SELECT_ITEMS = f"SELECT {ITEM_COLUMNS} FROM items WHERE thread_id = ? ORDER BY ordinal, item_id"
 SELECT_HISTORY = f"SELECT {HISTORY_COLUMNS} FROM history WHERE thread_id = ? ORDER BY ordinal"
 SELECT_EVENTS = f"SELECT {EVENT_COLUMNS} FROM events WHERE thread_id = ? AND seq > ? ORDER BY seq LIMIT ?"
+SELECT_LAST_EVENT = (
+    f"SELECT {EVENT_COLUMNS} FROM events WHERE thread_id = ? AND method = ? ORDER BY seq DESC LIMIT 1"
+)
 
 # Revert: the turn at :o and every later turn go, with their items and history and anything
 # recorded after the first of those (by ordinal). Events stay: they were sent.

@@ -84,6 +84,16 @@ async def test_events_read_back_after_a_seq_and_raise_last_seq(store: ThreadStor
     assert record.last_seq == 4
 
 
+async def test_the_last_event_of_a_method_is_the_newest_one_stored(store: ThreadStore) -> None:
+    await store.commit(conversation("th1", turns=3))
+
+    last = await store.last_event("th1", "turn/started")
+
+    assert last is not None and (last.seq, last.params) == (5, {"threadId": "th1", "n": 5})
+    assert await store.last_event("th1", "thread/tokenUsage/updated") is None
+    assert await store.last_event("nope", "turn/started") is None
+
+
 async def test_recommitting_thread_metadata_never_lowers_last_seq(store: ThreadStore) -> None:
     await store.commit(conversation("th1", turns=2))
 
