@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 
 from tether_server import log
 from tether_server.config import LoadedConfig, resolve_api_key
-from tether_server.errors import ConfigError
+from tether_server.errors import ConfigError, ProviderError
 from tether_server.providers.deferred import load_responses, responses_loaded
 
 _log = log.get(__name__)
@@ -87,7 +87,7 @@ class ServedWindows:
             window = await models.served_context_window(
                 server.base_url, key[1], api_key=server.api_key, headers=server.headers
             )
-        except Exception as exc:  # noqa: BLE001 - a server that cannot say leaves the default window
+        except (ProviderError, OSError) as exc:  # a server that cannot say leaves the default window
             _log.info("chat.context_window_unknown", provider=key[0], model=key[1], reason=str(exc))
             return
         if isinstance(window, int):
