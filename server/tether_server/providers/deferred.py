@@ -8,11 +8,14 @@ import importlib
 import ssl
 import threading
 from collections.abc import AsyncIterator, Callable
+from types import ModuleType
 from typing import TypeVar
 
 from tether_server.providers.base import ModelEvent, ModelProvider, ModelRequest
 
 RESPONSES_MODULE = "tether_server.providers.responses"
+# Imported by name: the chat package loads httpx, which the daemon does not load at start.
+CHAT_MODELS_MODULE = "tether_server.providers.chat.models"
 T = TypeVar("T")
 
 
@@ -49,6 +52,13 @@ def responses_loaded() -> bool:
     """Whether `load_responses` has finished. Being in `sys.modules` is not enough: a module is
     there from the moment another thread begins importing it."""
     return _loaded.is_set()
+
+
+async def chat_models() -> ModuleType:
+    """`providers.chat.models` (a chat server's model list), with httpx imported off the event loop."""
+    if not responses_loaded():
+        await asyncio.to_thread(load_responses)
+    return importlib.import_module(CHAT_MODELS_MODULE)
 
 
 class DeferredProvider:

@@ -9,7 +9,6 @@ answers (or when it fails, or does not say) the configured default stands.
 from __future__ import annotations
 
 import asyncio
-import importlib
 import os
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -17,11 +16,9 @@ from dataclasses import dataclass, field
 from tether_server import log
 from tether_server.config import LoadedConfig, resolve_api_key
 from tether_server.errors import ConfigError, ProviderError
-from tether_server.providers.deferred import load_responses, responses_loaded
+from tether_server.providers.deferred import chat_models
 
 _log = log.get(__name__)
-# Imported by name: the chat package loads httpx, which the daemon does not load at start.
-MODELS_MODULE = "tether_server.providers.chat.models"
 
 
 @dataclass(frozen=True)
@@ -80,10 +77,7 @@ class ServedWindows:
 
     async def _learn(self, key: tuple[str, str], server: ChatServer) -> None:
         try:
-            if not responses_loaded():
-                # httpx loads off the event loop (see providers/deferred.py).
-                await asyncio.to_thread(load_responses)
-            models = importlib.import_module(MODELS_MODULE)
+            models = await chat_models()
             window = await models.served_context_window(
                 server.base_url, key[1], api_key=server.api_key, headers=server.headers
             )

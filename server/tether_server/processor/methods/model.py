@@ -9,7 +9,7 @@ from tether_protocol.v2 import model as mdl
 from tether_server.config import ModelProviderInfo, resolve_api_key
 from tether_server.errors import ConfigError
 from tether_server.processor.state import ServerState
-from tether_server.providers.chat.models import list_models
+from tether_server.providers.deferred import chat_models
 from tether_server.rpc.context import RequestContext
 
 _EFFORTS = (("low", "Fast responses"), ("medium", "Balanced"), ("high", "Deeper reasoning"))
@@ -57,7 +57,9 @@ async def _served_models(info: ModelProviderInfo) -> list[str]:
         key = resolve_api_key(info, os.environ)
     except ConfigError:
         key = None
-    return await list_models(info.base_url or "", api_key=key, headers=info.http_headers)
+    models = await chat_models()  # httpx is not loaded at start
+    served: list[str] = await models.list_models(info.base_url or "", api_key=key, headers=info.http_headers)
+    return served
 
 
 async def collaboration_modes(
