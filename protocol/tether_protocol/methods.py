@@ -8,9 +8,13 @@ params and result models, so that the server binds handlers to it with a static 
 
 from __future__ import annotations
 
+from tether_protocol import methods_accounts as _accounts
 from tether_protocol import methods_goals as _goals
+from tether_protocol import methods_processes as _processes
+from tether_protocol import methods_plugins as _plugins
 from tether_protocol import methods_sections as _sections
 from tether_protocol import methods_settings as _settings
+from tether_protocol import methods_skills as _skills
 from tether_protocol.common import EmptyParams, EmptyResult
 from tether_protocol.server_methods import SERVER_NOTIFICATIONS as SERVER_NOTIFICATIONS
 from tether_protocol.server_methods import SERVER_REQUESTS as SERVER_REQUESTS
@@ -256,12 +260,6 @@ HOOKS_LIST = MethodSpec("hooks/list", ws.HooksListParams, ws.HooksListResponse, 
 SKILLS_LIST = MethodSpec(
     "skills/list", ws.SkillsListParams, ws.SkillsListResponse, doc="Skills found in SKILL.md files."
 )
-PLUGIN_INSTALLED = MethodSpec(
-    "plugin/installed",
-    ws.PluginInstalledParams,
-    ws.PluginInstalledResponse,
-    doc="Installed plugins (no marketplaces in Tether).",
-)
 ACCOUNT_BEDROCK_CHECK = MethodSpec(
     "account/bedrock/checkGovCloudRequirements",
     EmptyParams,
@@ -390,7 +388,11 @@ CLIENT_METHODS: dict[str, AnyMethodSpec] = {
         *globals().values(),
         *vars(_settings).values(),
         *vars(_goals).values(),
+        *vars(_processes).values(),
+        *vars(_plugins).values(),
         *vars(_sections).values(),
+        *vars(_accounts).values(),
+        *vars(_skills).values(),
     ]
     if isinstance(spec, MethodSpec)
 }

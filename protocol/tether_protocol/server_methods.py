@@ -7,12 +7,15 @@ from __future__ import annotations
 
 from tether_protocol.spec import AnyNotificationSpec, NotificationSpec, ServerRequestSpec
 from tether_protocol.v2 import account as acct
+from tether_protocol.v2 import account_extras as ax
 from tether_protocol.v2 import approvals as ap
 from tether_protocol.v2 import command as cmd
 from tether_protocol.v2 import fs, mcp
 from tether_protocol.v2 import fuzzy as fz
+from tether_protocol.v2 import hooks as hk
 from tether_protocol.v2 import notifications as n
 from tether_protocol.v2 import review as rv
+from tether_protocol.v2 import skills as sk
 from tether_protocol.v2 import thread_extras as tx
 from tether_protocol.v2 import thread_goal as tg
 from tether_protocol.v2 import thread_section as ts
@@ -207,6 +210,11 @@ ACCOUNT_LOGIN_COMPLETED = NotificationSpec(
     acct.AccountLoginCompletedNotification,
     doc="A sign-in finished.",
 )
+WINDOWS_SANDBOX_SETUP_COMPLETED = NotificationSpec(
+    "windowsSandbox/setupCompleted",
+    ax.WindowsSandboxSetupCompletedNotification,
+    doc="A Windows sandbox setup ended (on Linux: always failed).",
+)
 ACCOUNT_RATE_LIMITS_UPDATED = NotificationSpec(
     "account/rateLimits/updated",
     n.AccountRateLimitsUpdatedNotification,
@@ -217,6 +225,12 @@ REMOTE_CONTROL_STATUS_CHANGED = NotificationSpec(
     "remoteControl/status/changed",
     n.RemoteControlStatusChangedNotification,
     doc="Remote-control status (sent after initialize).",
+)
+SKILLS_CHANGED = NotificationSpec(
+    "skills/changed",
+    sk.SkillsChangedNotification,
+    broadcast=True,
+    doc="Skill files under a watched skills folder changed (an invalidation signal).",
 )
 FS_CHANGED = NotificationSpec(
     "fs/changed",
@@ -243,6 +257,8 @@ ITEM_MCP_TOOL_CALL_PROGRESS = NotificationSpec(
     mcp.McpToolCallProgressNotification,
     doc="Progress message of a running MCP tool call.",
 )
+HOOK_STARTED = NotificationSpec("hook/started", hk.HookStartedNotification, doc="A hook handler began.")
+HOOK_COMPLETED = NotificationSpec("hook/completed", hk.HookCompletedNotification, doc="A hook handler ended.")
 
 _server_requests: list[ServerRequestSpec] = [
     ServerRequestSpec(

@@ -12,6 +12,7 @@ from collections.abc import Awaitable, Callable
 from typing import TypeVar
 
 from tether_protocol import methods as m
+from tether_protocol import methods_accounts as macc
 from tether_protocol import methods_goals as mg
 from tether_protocol import methods_sections as msec
 from tether_protocol import methods_settings as ms
@@ -19,6 +20,7 @@ from tether_protocol.common import WireModel
 from tether_protocol.spec import MethodSpec
 from tether_server.processor.methods import (
     account,
+    account_extras,
     account_limits,
     command,
     config,
@@ -89,6 +91,14 @@ def build_routes(state: ServerState) -> dict[str, AnyRoute]:
         _route(state, m.ACCOUNT_READ, account.account_read),
         _route(state, m.ACCOUNT_LOGIN_START, account.login_start),
         _route(state, m.ACCOUNT_LOGOUT, account.logout),
+        _route(state, macc.ACCOUNT_GATEWAY_OAUTH_READ, account_extras.gateway_oauth_read),
+        _route(state, macc.ACCOUNT_GATEWAY_OAUTH_LOGIN, account_extras.gateway_oauth_login),
+        _route(state, macc.ACCOUNT_GATEWAY_OAUTH_CANCEL, account_extras.gateway_oauth_cancel),
+        _route(state, macc.ACCOUNT_RATE_LIMIT_RESET_CREDIT_CONSUME, account_extras.reset_credit_consume),
+        _route(state, macc.ACCOUNT_SEND_ADD_CREDITS_NUDGE_EMAIL, account_extras.add_credits_nudge),
+        _route(state, macc.WINDOWS_SANDBOX_SETUP_START, account_extras.windows_sandbox_setup_start),
+        _route(state, macc.WINDOWS_SANDBOX_READINESS, account_extras.windows_sandbox_readiness),
+        _route(state, macc.MCP_SERVER_OAUTH_LOGIN, account_extras.mcp_oauth_login),
         _route(state, m.THREAD_START, thread.start),
         _route(state, m.THREAD_RESUME, thread.resume),
         _route(state, m.THREAD_READ, thread.read),

@@ -1,0 +1,57 @@
+"""The method table's account-extras part: gateway sign-in, reset credits, credit nudges, the
+Windows sandbox and MCP OAuth login. `methods.CLIENT_METHODS` takes every spec of this module too."""
+
+from __future__ import annotations
+
+from tether_protocol.common import EmptyParams
+from tether_protocol.spec import MethodSpec
+from tether_protocol.v2 import account_extras as ax
+
+ACCOUNT_GATEWAY_OAUTH_READ = MethodSpec(
+    "account/gatewayOAuth/read",
+    ax.GatewayOAuthReadParams,
+    ax.GatewayOAuthReadResponse,
+    doc="Whether a provider signs in through a gateway (none Tether knows does).",
+)
+ACCOUNT_GATEWAY_OAUTH_LOGIN = MethodSpec(
+    "account/gatewayOAuth/login",
+    ax.GatewayOAuthLoginParams,
+    ax.GatewayOAuthLoginResponse,
+    doc="Start a gateway sign-in (refused: no provider uses one).",
+)
+ACCOUNT_GATEWAY_OAUTH_CANCEL = MethodSpec(
+    "account/gatewayOAuth/cancel",
+    EmptyParams,
+    ax.GatewayOAuthCancelResponse,
+    doc="Cancel a pending gateway sign-in (there is never one).",
+)
+ACCOUNT_RATE_LIMIT_RESET_CREDIT_CONSUME = MethodSpec(
+    "account/rateLimitResetCredit/consume",
+    ax.ConsumeAccountRateLimitResetCreditParams,
+    ax.ConsumeAccountRateLimitResetCreditResponse,
+    doc="Redeem a ChatGPT rate-limit reset credit (an error for API keys and no account).",
+)
+ACCOUNT_SEND_ADD_CREDITS_NUDGE_EMAIL = MethodSpec(
+    "account/sendAddCreditsNudgeEmail",
+    ax.SendAddCreditsNudgeEmailParams,
+    ax.SendAddCreditsNudgeEmailResponse,
+    doc="Ask a ChatGPT workspace owner for credits (an error for API keys and no account).",
+)
+WINDOWS_SANDBOX_SETUP_START = MethodSpec(
+    "windowsSandbox/setupStart",
+    ax.WindowsSandboxSetupStartParams,
+    ax.WindowsSandboxSetupStartResponse,
+    doc="Set up the Windows sandbox (on Linux: started, then a failed setupCompleted).",
+)
+WINDOWS_SANDBOX_READINESS = MethodSpec(
+    "windowsSandbox/readiness",
+    EmptyParams,
+    ax.WindowsSandboxReadinessResponse,
+    doc="Whether the Windows sandbox is set up (on Linux: notConfigured).",
+)
+MCP_SERVER_OAUTH_LOGIN = MethodSpec(
+    "mcpServer/oauth/login",
+    ax.McpServerOauthLoginParams,
+    ax.McpServerOauthLoginResponse,
+    doc="Sign in to an HTTP MCP server with OAuth (Tether: refused with a clear error).",
+)
