@@ -7,6 +7,7 @@ against the reference schema by `AppServer`.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import sqlite3
 from pathlib import Path
@@ -15,7 +16,7 @@ from typing import Any
 import pytest
 
 from tests.conftest import StartServer
-from tests.support.appserver import AppServer, mock_provider_args
+from tests.support.appserver import WAIT_S, AppServer, mock_provider_args
 from tether_testing import script
 from tether_testing.fake_responses import FakeResponsesServer
 
@@ -204,6 +205,10 @@ async def test_a_bad_config_found_after_the_early_answer_still_stops_the_daemon_
 ) -> None:
     server = await AppServer.start(tmp_path / "home", ["-c", 'sandbox_mode="bogus"'])
     await server.send_raw(_line(FULL_INITIALIZE))
+    # stdin stays open: the daemon stops by itself. (A client that closes stdin first has gone
+    # before the error is found, and the daemon exits at once without it: test_stdio_eof.)
+    async with asyncio.timeout(WAIT_S):
+        assert await server.proc.wait() == 2
     assert await server.close() == 2
     assert "configuration error" in server.stderr() and "sandbox_mode" in server.stderr()
     assert all(m.get("id") == 1 and "result" in m for m in server.messages)

@@ -151,6 +151,7 @@ def run_stdio(args: argparse.Namespace, spawner: int) -> int:
     """
     from tether_server.home_path import tether_home
     from tether_server.rpc.handshake import answer_first_frame
+    from tether_server.transports.stdio_first import awaits_an_answer, read_while_loading
 
     outcome: list[tuple[App, ServeOptions] | int | BaseException] = []
     ready_r, ready_w = os.pipe()
@@ -178,6 +179,13 @@ def run_stdio(args: argparse.Namespace, spawner: int) -> int:
     if hello is None:
         signals.release()
     load()
+    if hello is not None:
+        read_while_loading(prefill, sys.stdin.fileno(), ready_r)
+        if prefill.eof and not any(awaits_an_answer(frame) for frame in prefill.frames):
+            # The client answered was the only one and it has gone: nothing is left to answer, and
+            # the loader only imports and reads config (the database opens after it), so it
+            # is not waited for.
+            return exit_now(0)
     loader.join()
     os.close(ready_r)
     os.close(ready_w)

@@ -7,6 +7,7 @@ Standard library only (no asyncio): the stdio front runs this while the daemon i
 
 from __future__ import annotations
 
+import json
 import os
 import select
 from collections.abc import Callable
@@ -61,3 +62,43 @@ def read_first_frame(fd: int, ready_fd: int, on_wait: Callable[[], None]) -> Pre
         taken += len(chunk)
         frames.extend(framer.feed(chunk))
     return Prefill(frames, framer, eof=False)
+
+
+_WHILE_LOADING_MAX = 1 << 20
+"""Beyond this much read ahead while loading, the front stops reading: the server reads the rest."""
+
+
+def read_while_loading(prefill: Prefill, fd: int, ready_fd: int) -> None:
+    """After the early answer: keep reading `fd` into `prefill` until `ready_fd` is readable (the
+    server is up), stdin reaches EOF, or enough was read ahead.
+
+    The loader takes hundreds of milliseconds; a client that closes stdin in that time (a script
+    that checked the server and quit) must not wait for it to see the process gone.
+    """
+    taken = 0
+    while not prefill.eof and taken <= _WHILE_LOADING_MAX:
+        readable, _, _ = select.select([fd, ready_fd], [], [])
+        if ready_fd in readable:
+            return
+        try:
+            chunk = os.read(fd, _CHUNK)
+        except BlockingIOError:
+            continue
+        except OSError:  # stdin unusable: the stream finds out again and ends the connection
+            return
+        if not chunk:
+            prefill.frames.extend(prefill.framer.eof())
+            prefill.eof = True
+            return
+        taken += len(chunk)
+        prefill.frames.extend(prefill.framer.feed(chunk))
+
+
+def awaits_an_answer(frame: bytes) -> bool:
+    """Whether `frame` might be a request (or anything the server would answer). Only a frame that
+    is surely a JSON object without an `id` (a notification) needs no answer."""
+    try:
+        message = json.loads(frame)
+    except (ValueError, RecursionError):
+        return True  # the server answers a parse error
+    return not isinstance(message, dict) or "id" in message or "method" not in message
