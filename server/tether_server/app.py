@@ -31,6 +31,7 @@ from tether_server.processor.lifecycle import IdleUnloader
 from tether_server.processor.methods import mcp as processor_mcp
 from tether_server.processor.read_marks import ReadMarks
 from tether_server.processor.state import ServerState
+from tether_server.processor.subagents import SubAgents
 from tether_server.processor.subscriptions import Subscriptions
 from tether_server.providers.base import ModelProvider, ProviderSettings
 from tether_server.providers.deferred import DeferredProvider, responses_loaded
@@ -266,6 +267,7 @@ class App:
             ),
         )
         processor_mcp.wire_up(state, mcp)
+        deps.agents = SubAgents(state)
         unloader = IdleUnloader(state, float(self.loaded.config.thread_unload_delay_secs))
         subscriptions.on_idle = unloader.on_idle
         subscriptions.on_subscribe = functools.partial(_on_subscribe, unloader)

@@ -20,7 +20,7 @@ import contextlib
 import signal
 import sys
 from collections import deque
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from http import HTTPStatus
 from pathlib import Path
@@ -83,6 +83,7 @@ class FakeResponsesServer:
         entry with a server's own fields (vLLM's `max_model_len`, llama.cpp's `meta`)."""
         self._script: deque[ScriptedResponse] = deque(script)
         self._all = list(self._script) if loop_script else []
+        self._routed: list[tuple[Callable[[dict[str, Any]], bool], deque[ScriptedResponse]]] = []
         self._host, self._port = host, port
         self._server: asyncio.Server | None = None
         self._connections: set[asyncio.Task[None]] = set()
@@ -108,6 +109,12 @@ class FakeResponsesServer:
     def add(self, *responses: ScriptedResponse) -> None:
         """Append responses to the script."""
         self._script.extend(responses)
+
+    def add_for(self, match: Callable[[dict[str, Any]], bool], *responses: ScriptedResponse) -> None:
+        """Keep `responses` for the requests whose body `match`es, in order, ahead of the main
+        script: concurrent requests (a parent thread and its sub-agents) then get their own answers
+        whichever arrives first."""
+        self._routed.append((match, deque(responses)))
 
     def discard_remaining(self) -> int:
         """Drop the responses not yet served (a test's spare replies); returns how many."""
@@ -216,7 +223,7 @@ class FakeResponsesServer:
         self.requests.append(request)
         self._arrival.set()
         self._arrival = asyncio.Event()
-        response = self._next_response()
+        response = self._next_response(request.body)
         if response is None:
             message = (
                 f"fake responses server: script exhausted — request #{len(self.requests)} "
@@ -230,7 +237,10 @@ class FakeResponsesServer:
         else:
             await self._stream(writer, response, len(request.raw_body))
 
-    def _next_response(self) -> ScriptedResponse | None:
+    def _next_response(self, body: dict[str, Any]) -> ScriptedResponse | None:
+        for match, queue in self._routed:
+            if queue and match(body):
+                return queue.popleft()
         if not self._script and self._all:
             self._script.extend(self._all)
         return self._script.popleft() if self._script else None

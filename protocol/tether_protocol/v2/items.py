@@ -152,6 +152,43 @@ class ImageViewItem(ItemBase):
     path: str
 
 
+CollabAgentTool = Literal[
+    "spawnAgent",
+    "sendInput",
+    "resumeAgent",
+    "wait",
+    "closeAgent",
+    "sendMessage",
+    "followupTask",
+    "interruptAgent",
+    "listAgents",
+]
+CollabAgentStatus = Literal[
+    "pendingInit", "running", "interrupted", "completed", "errored", "shutdown", "notFound"
+]
+
+
+class CollabAgentState(WireModel):
+    """A sub-agent's status as a collab tool call saw it, with its final message if any."""
+
+    status: CollabAgentStatus
+    message: str | None = None
+
+
+class CollabAgentToolCallItem(ItemBase):
+    """A call of a sub-agent tool: the thread that called it and the agents (threads) it reached."""
+
+    type: Literal["collabAgentToolCall"] = "collabAgentToolCall"
+    tool: CollabAgentTool
+    status: Literal["inProgress", "completed", "failed", "interrupted"]
+    sender_thread_id: str
+    receiver_thread_ids: list[str]
+    prompt: str | None = None
+    model: str | None = None
+    reasoning_effort: str | None = None
+    agents_states: dict[str, CollabAgentState]
+
+
 class EnteredReviewModeItem(ItemBase):
     """A review turn started."""
 
@@ -180,6 +217,7 @@ ThreadItem = TypeAliasType(
         | WebSearchItem
         | ContextCompactionItem
         | ImageViewItem
+        | CollabAgentToolCallItem
         | EnteredReviewModeItem
         | ExitedReviewModeItem,
         Field(discriminator="type"),

@@ -33,6 +33,8 @@ def registry(
     dynamic: DynamicTools | None = None,
     modes: ToolSource | None = None,
     goals: ToolSource | None = None,
+    *,
+    agents: ToolSource | None = None,
 ) -> ToolRegistry:
     """The tools of a turn; `modes`: the collaboration mode's (`plan_mode.tools`), beside the built-in;
     `goals`: the goal tools (`goal_tools.GoalTools`), after them."""
@@ -41,7 +43,9 @@ def registry(
     core: list[ToolSource] = [BUILTIN] if modes is None else [BUILTIN, modes]
     if goals is not None:
         core.append(goals)
-    return ToolRegistry(offered=[*core, hosted, servers, client], lookup=[*core, client, servers])
+    # The sub-agent tools are deferred as Codex defers them: looked up, never listed (`agent_tools`).
+    spawned: list[ToolSource] = [agents] if agents is not None else []
+    return ToolRegistry(offered=[*core, hosted, servers, client], lookup=[*core, *spawned, client, servers])
 
 
 class HostedSearch:

@@ -141,6 +141,23 @@ class ImageView:
     completed_at_ms: int | None = None
 
 
+@dataclass(slots=True)
+class CollabAgentToolCall:
+    """A call of a sub-agent tool (spawn, wait, close, send input); `id` is the call's id."""
+
+    id: str
+    tool: str  # spawnAgent | sendInput | wait | closeAgent
+    sender_thread_id: str
+    started_at_ms: int
+    receiver_thread_ids: list[str] = field(default_factory=list)
+    status: str = "inProgress"  # inProgress | completed | failed
+    prompt: str | None = None
+    model: str | None = None
+    reasoning_effort: str | None = None
+    agents_states: dict[str, Json] = field(default_factory=dict)  # id → {status, message}
+    completed_at_ms: int | None = None
+
+
 ThreadItem = (
     UserMessage
     | AgentMessage
@@ -154,6 +171,7 @@ ThreadItem = (
     | McpToolCall
     | DynamicToolCall
     | ImageView
+    | CollabAgentToolCall
 )
 
 

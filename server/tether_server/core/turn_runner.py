@@ -16,6 +16,7 @@ from typing import Any
 from tether_server import log, metrics, telemetry
 from tether_server.core import compaction, context, external_tools, items, plan_mode
 from tether_server.core import events as ev
+from tether_server.core.agent_tools import AgentTools
 from tether_server.core.approval import TurnCancelled
 from tether_server.core.goal_tools import GoalTools
 from tether_server.core.history import normalized
@@ -173,7 +174,8 @@ async def sample_until_done(session: TurnScope, turn: ActiveTurn) -> items.Agent
     deps = session.deps
     modes = plan_mode.tools(session.settings, session.ask_user)
     goals = GoalTools(deps.goals) if deps.goals is not None else None
-    tools = external_tools.registry(deps.web_search, deps.mcp, session.dynamic, modes, goals)
+    agents = AgentTools(deps.agents) if deps.agents is not None else None
+    tools = external_tools.registry(deps.web_search, deps.mcp, session.dynamic, modes, goals, agents=agents)
     run = TurnRun(
         thread_id=session.thread_id,
         turn_id=turn.id,

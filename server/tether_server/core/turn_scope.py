@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from tether_server.core import events as ev
+from tether_server.core.agent_tools import AgentPort
 from tether_server.core.dynamic_calls import DynamicTools
 from tether_server.core.execpolicy import ExecRules
 from tether_server.core.goal_tools import GoalPort
@@ -50,6 +51,7 @@ class SessionDeps:
     web_search: str = "disabled"  # live | cached | disabled: the provider's hosted search
     mcp: McpManager | None = None
     goals: GoalPort | None = None  # the thread goals the model's goal tools read and change
+    agents: AgentPort | None = None  # the sub-agents the model's multi-agent tools spawn and wait on
     # Provider id, model → the window the model's server reports (None: not known yet, or never);
     # set only when no window is configured, and then it wins over the default `context_window`.
     served_window: Callable[[str, str], int | None] | None = None

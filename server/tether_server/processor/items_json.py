@@ -175,6 +175,23 @@ def _image_view(i: it.ImageView) -> Params:
     }
 
 
+def _collab_call(i: it.CollabAgentToolCall) -> Params:
+    return {
+        "type": "collabAgentToolCall",
+        "id": i.id,
+        "tool": i.tool,
+        "status": i.status,
+        "senderThreadId": i.sender_thread_id,
+        "receiverThreadIds": list(i.receiver_thread_ids),
+        "prompt": i.prompt,
+        "model": i.model,
+        "reasoningEffort": i.reasoning_effort,
+        "agentsStates": dict(i.agents_states),
+        "startedAtMs": i.started_at_ms,
+        "completedAtMs": i.completed_at_ms,
+    }
+
+
 _ITEMS: dict[type[Any], Callable[[Any], Params]] = {
     it.UserMessage: _user_message,
     it.AgentMessage: _agent_message,
@@ -188,6 +205,7 @@ _ITEMS: dict[type[Any], Callable[[Any], Params]] = {
     it.McpToolCall: _mcp_call,
     it.DynamicToolCall: _dynamic_call,
     it.ImageView: _image_view,
+    it.CollabAgentToolCall: _collab_call,
 }
 
 

@@ -11,6 +11,7 @@ from tether_protocol.v2.thread_lifecycle import ThreadSessionResponse
 from tether_protocol.v2.turn import Turn, TurnItemsView
 from tether_server.core.settings import TurnSettings
 from tether_server.store.base import ReadState, ThreadRecord, TurnRecord
+from tether_server.store.sources import spawn_info
 
 S = TypeVar("S", bound=ThreadSessionResponse)
 
@@ -47,7 +48,7 @@ def thread_view(
             "cwd": record.cwd,
             "cli_version": record.cli_version or CODEX_PROTOCOL_VERSION,
             "originator": record.originator,
-            "source": record.source,
+            **_source_fields(record.source),
             "git_info": record.git_info,
             "name": record.name,
             "turns": turns or [],
@@ -55,6 +56,20 @@ def thread_view(
             "can_accept_direct_input": True if loaded else None,
         }
     )
+
+
+def _source_fields(source: str) -> dict[str, Any]:
+    """`source` and, for a thread spawned as a sub-agent, its parent, nickname and role."""
+    spawn = spawn_info(source)
+    if spawn is None:
+        return {"source": source}
+    return {
+        "source": {"sub_agent": {"thread_spawn": spawn}},
+        "parent_thread_id": spawn.get("parent_thread_id"),
+        "thread_source": "subagent",
+        "agent_nickname": spawn.get("agent_nickname"),
+        "agent_role": spawn.get("agent_role"),
+    }
 
 
 def session_response(cls: type[S], thread: Thread, settings: TurnSettings, **extra: Any) -> S:

@@ -11,6 +11,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
+from tether_server.store import sources
 from tether_server.store.base import (
     Batch,
     EventRecord,
@@ -78,7 +79,7 @@ def _matches(thread: _Thread, query: ThreadQuery, term: str | None) -> bool:
         and r.archived == query.archived
         and not (query.cwds and r.cwd not in query.cwds)
         and not (query.model_providers and r.model_provider not in query.model_providers)
-        and not (query.sources and r.source not in query.sources)
+        and sources.listed(r.source, query.sources)
         and r.id not in query.exclude_ids
         and (term is None or _contains(thread, term))
     )

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from tether_server.store import sources
 from tether_server.store.base import ThreadQuery
 from tether_server.store.cursors import Position
 from tether_server.store.sqlite_open import CONTAINS_FUNCTION
@@ -115,7 +116,9 @@ def _listed(query: ThreadQuery, after: Position | None) -> tuple[str, list[Any],
     params: list[Any] = [int(query.archived)]
     _add_in(where, params, "cwd", query.cwds)
     _add_in(where, params, "model_provider", query.model_providers)
-    _add_in(where, params, "source", query.sources)
+    sources_clause, sources_params = sources.sql_clause(query.sources)
+    where.append(sources_clause)
+    params.extend(sources_params)
     if query.exclude_ids:
         where.append(f"id NOT IN ({_marks(len(query.exclude_ids))})")
         params.extend(query.exclude_ids)

@@ -1,0 +1,296 @@
+"""Sub-agents: the model's tools to start child threads, wait for them and close them.
+
+Named, shaped and answered as Codex 0.169.0 (`features.multi_agent`, on by default) offers them:
+the tools sit in the `multi_agent_v1` namespace, deferred behind `tool_search` (never listed in the
+request's `tools`), so a model calls `{"namespace": "multi_agent_v1", "name": "spawn_agent"}`, which
+the registry looks up as `multi_agent_v1__spawn_agent`. The child threads themselves live outside
+the core (the processor creates, runs and routes them); a turn reaches them through `AgentPort`.
+Each call shows as a `collabAgentToolCall` item of the calling thread.
+"""
+
+from __future__ import annotations
+
+import json
+import uuid
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from tether_server.core import events as ev
+from tether_server.core import items
+from tether_server.core.ids import now_ms
+from tether_server.core.toolbox import Tool, ToolArgumentError, ToolCall, ToolContext, ToolOutput
+
+NAMESPACE = "multi_agent_v1"
+WAIT_DEFAULT_MS, WAIT_MIN_MS, WAIT_MAX_MS = 30_000, 10_000, 3_600_000
+"""Codex's bounds for `wait_agent`'s `timeout_ms`."""
+
+FINAL = frozenset({"completed", "errored", "interrupted", "shutdown", "notFound"})
+"""Statuses a wait ends on."""
+
+
+class AgentError(Exception):
+    """A sub-agent call that cannot be done; its message is the call's output."""
+
+
+@dataclass(frozen=True)
+class AgentState:
+    status: str  # CollabAgentStatus: pendingInit | running | completed | errored | ...
+    message: str | None = None
+
+    def wire(self) -> dict[str, Any]:
+        return {"status": self.status, "message": self.message}
+
+    def for_model(self) -> Any:
+        """As Codex tells the model: snake_case names, a final message under its status."""
+        if self.status in ("completed", "errored"):
+            return {self.status: self.message}
+        return {"pendingInit": "pending_init", "notFound": "not_found"}.get(self.status, self.status)
+
+
+@dataclass(frozen=True)
+class Spawned:
+    agent_id: str
+    nickname: str
+    model: str
+    effort: str
+
+
+class AgentPort(Protocol):
+    """The sub-agents of the threads, as the model's tools use them."""
+
+    def offered(self, thread_id: str) -> bool:
+        """Whether this thread's model gets the tools (the feature is on, the depth allows it)."""
+        ...
+
+    async def spawn(
+        self, parent_id: str, turn_id: str, message: str, model: str | None, effort: str | None
+    ) -> Spawned: ...
+
+    def state(self, agent_id: str) -> AgentState | None: ...
+
+    async def wait(self, agent_ids: list[str], timeout_s: float) -> dict[str, AgentState]:
+        """The agents among `agent_ids` in a final status, once one is (empty on timeout)."""
+        ...
+
+    async def close(self, agent_id: str) -> AgentState: ...
+
+    async def send_input(self, agent_id: str, message: str, interrupt: bool) -> str: ...
+
+
+def _spec(
+    name: str, description: str, properties: dict[str, Any], required: list[str] | None
+) -> dict[str, Any]:
+    parameters: dict[str, Any] = {"type": "object", "properties": properties}
+    if required is not None:
+        parameters["required"] = required
+    parameters["additionalProperties"] = False
+    return {
+        "type": "function",
+        "name": name,
+        "description": description,
+        "strict": False,
+        "defer_loading": True,
+        "parameters": parameters,
+    }
+
+
+_TARGET = {"type": "string", "description": "The agent's id, as spawn_agent returned it."}
+SPECS: tuple[dict[str, Any], ...] = (
+    _spec(
+        "spawn_agent",
+        "Start a sub-agent on a well-scoped task, only when the user asked for sub-agents or delegation. "
+        "It works in its own thread with your model and tools; returns its id and nickname.",
+        {
+            "message": {"type": "string", "description": "The task, in plain text."},
+            "model": {"type": "string", "description": "A model for the agent; omit to use yours."},
+            "reasoning_effort": {"type": "string", "description": "Its reasoning effort; omit to use yours."},
+        },
+        None,
+    ),
+    _spec(
+        "send_input",
+        "Send a message to a sub-agent: queued for its next turn, or handled now with interrupt=true.",
+        {
+            "interrupt": {"type": "boolean", "description": "Stop its current work and handle this now."},
+            "message": {"type": "string", "description": "The message, in plain text."},
+            "target": _TARGET,
+        },
+        ["target"],
+    ),
+    _spec(
+        "wait_agent",
+        "Wait until one of the given sub-agents finishes (or the timeout passes); returns the statuses "
+        "of those that finished, with their final messages. Wait only when you need the result now.",
+        {
+            "targets": {"type": "array", "items": {"type": "string"}, "description": "Agent ids to wait on."},
+            "timeout_ms": {
+                "type": "number",
+                "description": f"Timeout in milliseconds (default {WAIT_DEFAULT_MS}, "
+                f"between {WAIT_MIN_MS} and {WAIT_MAX_MS}).",
+            },
+        },
+        ["targets"],
+    ),
+    _spec(
+        "close_agent",
+        "Close a sub-agent you no longer need; returns the status it had.",
+        {"target": _TARGET},
+        ["target"],
+    ),
+)
+
+
+class AgentTools:
+    """The `multi_agent_v1` tools of one thread's turn: looked up by namespaced name, never listed."""
+
+    def __init__(self, port: AgentPort) -> None:
+        self._port = port
+
+    def specs(self) -> list[dict[str, Any]]:
+        return []
+
+    def find(self, name: str) -> Tool | None:
+        prefix = f"{NAMESPACE}__"
+        run = _RUNS.get(name.removeprefix(prefix)) if name.startswith(prefix) else None
+        if run is None:
+            return None
+        port = self._port
+
+        async def call(ctx: ToolContext, request: ToolCall) -> ToolOutput:
+            if not port.offered(ctx.thread_id):
+                # Past the depth limit the tools are not this thread's, as on Codex.
+                return ToolOutput(f"unsupported call: {request.name.removeprefix(prefix)}", success=False)
+            try:
+                return await run(port, ctx, request)
+            except AgentError as exc:
+                return ToolOutput(str(exc), success=False)
+
+        return Tool(name, None, call)
+
+
+def namespace_definition() -> dict[str, Any]:
+    """The namespace as `tool_search` hands it to the model."""
+    return {
+        "type": "namespace",
+        "name": NAMESPACE,
+        "description": "Tools for spawning and managing sub-agents.",
+        "tools": [dict(spec) for spec in SPECS],
+    }
+
+
+def _text(args: dict[str, Any], key: str) -> str | None:
+    value = args.get(key)
+    return value if isinstance(value, str) else None
+
+
+def _agent_id(args: dict[str, Any], key: str = "target") -> str:
+    value = args.get(key)
+    if not isinstance(value, str):
+        raise ToolArgumentError(f"failed to parse function arguments: missing field `{key}`")
+    return value
+
+
+async def _item(ctx: ToolContext, item: items.CollabAgentToolCall) -> None:
+    await ctx.sink.emit(ev.ItemStarted(ctx.thread_id, ctx.turn_id, item))
+
+
+async def _done(ctx: ToolContext, item: items.CollabAgentToolCall, status: str = "completed") -> None:
+    item.status, item.completed_at_ms = status, now_ms()
+    ctx.record_item(item)
+    await ctx.sink.emit(ev.ItemCompleted(ctx.thread_id, ctx.turn_id, item))
+
+
+async def _spawn(port: AgentPort, ctx: ToolContext, call: ToolCall) -> ToolOutput:
+    args = call.arguments()
+    message = _text(args, "message")
+    if not message:
+        return ToolOutput("Provide one of: message or items", success=False)
+    model, effort = _text(args, "model"), _text(args, "reasoning_effort")
+    item = items.CollabAgentToolCall(call.call_id, "spawnAgent", ctx.thread_id, now_ms(), prompt=message)
+    item.model, item.reasoning_effort = model or "", effort or "medium"
+    await _item(ctx, item)
+    try:
+        spawned = await port.spawn(ctx.thread_id, ctx.turn_id, message, model, effort)
+    except AgentError:
+        await _done(ctx, item, "failed")
+        raise
+    item.receiver_thread_ids = [spawned.agent_id]
+    item.model, item.reasoning_effort = spawned.model, spawned.effort
+    item.agents_states = {spawned.agent_id: AgentState("pendingInit").wire()}
+    await _done(ctx, item)
+    return ToolOutput(
+        json.dumps({"agent_id": spawned.agent_id, "nickname": spawned.nickname}, separators=(",", ":"))
+    )
+
+
+async def _wait(port: AgentPort, ctx: ToolContext, call: ToolCall) -> ToolOutput:
+    args = call.arguments()
+    targets = args.get("targets")
+    if not isinstance(targets, list) or not all(isinstance(t, str) for t in targets):
+        raise ToolArgumentError("failed to parse function arguments: missing field `targets`")
+    if not targets:
+        return ToolOutput("agent ids must be non-empty", success=False)
+    for target in targets:
+        _known(port, target)
+    raw = args.get("timeout_ms")
+    timeout_ms = raw if isinstance(raw, int | float) and not isinstance(raw, bool) else WAIT_DEFAULT_MS
+    timeout_ms = min(max(timeout_ms, WAIT_MIN_MS), WAIT_MAX_MS)
+    item = items.CollabAgentToolCall(call.call_id, "wait", ctx.thread_id, now_ms(), list(targets))
+    await _item(ctx, item)
+    finished = await port.wait(list(targets), timeout_ms / 1000)
+    item.agents_states = {agent: state.wire() for agent, state in finished.items()}
+    await _done(ctx, item)
+    status = {agent: state.for_model() for agent, state in finished.items()}
+    return ToolOutput(json.dumps({"status": status, "timed_out": not finished}, separators=(",", ":")))
+
+
+async def _close(port: AgentPort, ctx: ToolContext, call: ToolCall) -> ToolOutput:
+    target = _agent_id(call.arguments())
+    _parsed(target)
+    item = items.CollabAgentToolCall(call.call_id, "closeAgent", ctx.thread_id, now_ms(), [target])
+    await _item(ctx, item)
+    if port.state(target) is None:
+        item.agents_states = {target: AgentState("notFound").wire()}
+        await _done(ctx, item, "failed")
+        return ToolOutput(f"agent with id {target} not found", success=False)
+    previous = await port.close(target)
+    item.agents_states = {target: previous.wire()}
+    await _done(ctx, item)
+    return ToolOutput(json.dumps({"previous_status": previous.for_model()}, separators=(",", ":")))
+
+
+async def _send_input(port: AgentPort, ctx: ToolContext, call: ToolCall) -> ToolOutput:
+    args = call.arguments()
+    target, message = _agent_id(args), _text(args, "message")
+    if not message:
+        return ToolOutput("Provide one of: message or items", success=False)
+    _known(port, target)
+    item = items.CollabAgentToolCall(
+        call.call_id, "sendInput", ctx.thread_id, now_ms(), [target], prompt=message
+    )
+    await _item(ctx, item)
+    try:
+        submission = await port.send_input(target, message, args.get("interrupt") is True)
+    except AgentError:
+        await _done(ctx, item, "failed")
+        raise
+    state = port.state(target)
+    item.agents_states = {target: (state or AgentState("notFound")).wire()}
+    await _done(ctx, item)
+    return ToolOutput(json.dumps({"submission_id": submission}, separators=(",", ":")))
+
+
+def _parsed(agent_id: str) -> None:
+    try:
+        uuid.UUID(agent_id)
+    except ValueError:
+        raise AgentError(f"invalid agent id {agent_id}") from None
+
+
+def _known(port: AgentPort, agent_id: str) -> None:
+    _parsed(agent_id)
+    if port.state(agent_id) is None:
+        raise AgentError(f"agent with id {agent_id} not found")
+
+
+_RUNS = {"spawn_agent": _spawn, "wait_agent": _wait, "close_agent": _close, "send_input": _send_input}

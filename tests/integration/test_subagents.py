@@ -1,0 +1,269 @@
+"""Sub-agents as Codex 0.169.0 has them (`features.multi_agent`, on by default): the model calls the
+deferred `multi_agent_v1` tools, a child thread runs its own turn against the same model, its events
+and its approval requests reach the parent's client, and `wait_agent` hands the child's final message
+back to the parent. Outputs, items and errors are the ones Codex answered for the same calls."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from tests.conftest import StartApp
+from tether_testing import script
+from tether_testing.fake_responses import FakeResponsesServer
+from tether_testing.script import OutputItem, ScriptedResponse
+
+CHILD_TASK = "CHILD-TASK: say hi"
+
+
+def agent_call(name: str, arguments: dict[str, Any], call_id: str) -> OutputItem:
+    """A call of a `multi_agent_v1` tool, namespaced as a model calls a tool `tool_search` found."""
+    item = script.function_call(name, arguments, call_id)
+    item.added["namespace"] = item.done["namespace"] = "multi_agent_v1"
+    return item
+
+
+def is_child(body: dict[str, Any]) -> bool:
+    return any(
+        entry.get("role") == "user" and any(CHILD_TASK in part.get("text", "") for part in entry["content"])
+        for entry in body["input"]
+        if entry.get("type") == "message"
+    )
+
+
+def later(gate: str) -> ScriptedResponse:
+    """A response whose items are filled in once the test knows them (the child's id)."""
+    return {"kind": "sse", "steps": [script.gated(gate)], "headers": {}}
+
+
+def fill(response: ScriptedResponse, *items: OutputItem) -> None:
+    response["steps"].extend(script.reply(*items)["steps"])
+
+
+def outputs(fake: FakeResponsesServer) -> dict[str, Any]:
+    return {
+        entry["call_id"]: entry["output"]
+        for request in fake.requests
+        for entry in request.body["input"]
+        if entry.get("type") == "function_call_output"
+    }
+
+
+def collab_items(messages: list[dict[str, Any]], method: str) -> list[dict[str, Any]]:
+    return [
+        m["params"]["item"]
+        for m in messages
+        if m.get("method") == method and m["params"]["item"]["type"] == "collabAgentToolCall"
+    ]
+
+
+async def _spawn_then_wait(
+    start_app: StartApp,
+    fake: FakeResponsesServer,
+    workdir: Path,
+    *child: ScriptedResponse,
+    extra: tuple[str, ...] = (),
+) -> tuple[Any, str, str, int]:
+    wait, close = later("wait"), later("close")
+    fake.add(
+        script.reply(agent_call("spawn_agent", {"message": CHILD_TASK}, "call_spawn")),
+        wait,
+        close,
+        script.text_reply("parent done"),
+    )
+    fake.add_for(is_child, *child)
+    server = await start_app(*extra)
+    thread = await server.request("thread/start", {"cwd": str(workdir)})
+    parent = thread["thread"]["id"]
+    mark = server.mark()
+    await server.request("turn/start", {"threadId": parent, "input": [{"type": "text", "text": "hi spawn"}]})
+    spawned = await server.notification(
+        "item/completed", after=mark, where=lambda p: p["item"]["type"] == "collabAgentToolCall"
+    )
+    agent = spawned["params"]["item"]["receiverThreadIds"][0]
+    fill(wait, agent_call("wait_agent", {"targets": [agent], "timeout_ms": 30000}, "call_wait"))
+    fake.release("wait")
+    fill(close, agent_call("close_agent", {"target": agent}, "call_close"))
+    fake.release("close")
+    return server, parent, agent, mark
+
+
+async def test_spawn_child_turn_and_wait_return_the_childs_final_message(
+    start_app: StartApp, fake_model: FakeResponsesServer, workdir: Path
+) -> None:
+    server, parent, agent, mark = await _spawn_then_wait(
+        start_app, fake_model, workdir, script.text_reply("child final answer")
+    )
+    await server.notification("turn/completed", after=mark, where=lambda p: p["threadId"] == parent)
+    out = outputs(fake_model)
+    spawn = json.loads(out["call_spawn"])
+    assert spawn["agent_id"] == agent and isinstance(spawn["nickname"], str) and spawn["nickname"]
+    assert json.loads(out["call_wait"]) == {
+        "status": {agent: {"completed": "child final answer"}},
+        "timed_out": False,
+    }
+    assert json.loads(out["call_close"]) == {"previous_status": {"completed": "child final answer"}}
+    child_request = next(
+        r for r in fake_model.requests if is_child(r.body) and "parent" not in json.dumps(r.body)
+    )
+    assert child_request.body["input"][-1]["content"][0]["text"] == CHILD_TASK
+    # The parent's client sees the child's turn, and the collab items of the parent's calls.
+    seen = server.since(mark)
+    child_turn = [m["method"] for m in seen if (m.get("params") or {}).get("threadId") == agent]
+    assert "turn/started" in child_turn and "turn/completed" in child_turn
+    completed = collab_items(seen, "item/completed")
+    assert [(i["tool"], i["status"]) for i in completed] == [
+        ("spawnAgent", "completed"),
+        ("wait", "completed"),
+        ("closeAgent", "completed"),
+    ]
+    assert completed[0]["senderThreadId"] == parent and completed[0]["prompt"] == CHILD_TASK
+    assert completed[0]["agentsStates"] == {agent: {"status": "pendingInit", "message": None}}
+    assert completed[1]["agentsStates"] == {agent: {"status": "completed", "message": "child final answer"}}
+    started = collab_items(seen, "item/started")
+    assert [(i["tool"], i["status"], i["receiverThreadIds"]) for i in started] == [
+        ("spawnAgent", "inProgress", []),
+        ("wait", "inProgress", [agent]),
+        ("closeAgent", "inProgress", [agent]),
+    ]
+    await server.notification(
+        "thread/status/changed",
+        after=mark,
+        where=lambda p: p["threadId"] == agent and p["status"]["type"] == "notLoaded",
+    )
+
+
+async def test_the_child_thread_reads_and_lists_as_codexs_spawned_agents(
+    start_app: StartApp, fake_model: FakeResponsesServer, workdir: Path
+) -> None:
+    server, parent, agent, mark = await _spawn_then_wait(
+        start_app, fake_model, workdir, script.text_reply("child final answer")
+    )
+    await server.notification("turn/completed", after=mark, where=lambda p: p["threadId"] == parent)
+    child = (await server.request("thread/read", {"threadId": agent, "includeTurns": True}))["thread"]
+    assert child["parentThreadId"] == parent and child["threadSource"] == "subagent"
+    assert child["agentNickname"] and child["agentRole"] is None and child["preview"] == CHILD_TASK
+    spawn = child["source"]["subAgent"]["thread_spawn"]
+    assert spawn == {
+        "parent_thread_id": parent,
+        "depth": 1,
+        "agent_path": None,
+        "agent_nickname": child["agentNickname"],
+        "agent_role": None,
+    }
+    assert [i["type"] for i in child["turns"][0]["items"]] == ["userMessage", "agentMessage"]
+    # As on Codex: left out of the default list, listed when asked for by kind.
+    listed = await server.request("thread/list", {})
+    assert [t["id"] for t in listed["data"]] == [parent]
+    spawned = await server.request("thread/list", {"sourceKinds": ["subAgentThreadSpawn"]})
+    assert [t["id"] for t in spawned["data"]] == [agent]
+    assert spawned["data"][0]["parentThreadId"] == parent
+
+
+async def test_a_childs_command_approval_is_asked_of_the_parents_client(
+    start_app: StartApp, fake_model: FakeResponsesServer, workdir: Path
+) -> None:
+    escalated = {
+        "cmd": "touch made.txt",
+        "sandbox_permissions": "require_escalated",
+        "justification": "need it",
+    }
+    server, parent, agent, mark = await _spawn_then_wait(
+        start_app,
+        fake_model,
+        workdir,
+        script.reply(script.function_call("exec_command", escalated, "call_exec")),
+        script.text_reply("child final answer"),
+    )
+    request = await server.server_request("item/commandExecution/requestApproval", after=mark)
+    assert request["params"]["threadId"] == agent and request["params"]["itemId"] == "call_exec"
+    await server.respond(request["id"], {"decision": "accept"})
+    await server.notification("turn/completed", after=mark, where=lambda p: p["threadId"] == parent)
+    assert (workdir / "made.txt").exists()
+    assert json.loads(outputs(fake_model)["call_wait"])["status"] == {
+        agent: {"completed": "child final answer"}
+    }
+
+
+async def test_bad_calls_answer_as_codex_does(
+    start_app: StartApp, fake_model: FakeResponsesServer, workdir: Path
+) -> None:
+    unknown = "01a23341-62be-7460-8ef7-ae93ec329938"
+    fake_model.add(
+        script.reply(
+            agent_call("wait_agent", {"targets": ["nope"], "timeout_ms": 10000}, "c1"),
+            agent_call("close_agent", {"target": unknown}, "c2"),
+            agent_call("spawn_agent", {}, "c3"),
+            agent_call("wait_agent", {"targets": []}, "c5"),
+            script.function_call("spawn_agent", {"message": "x"}, "c6"),
+        ),
+        script.text_reply("done"),
+    )
+    server = await start_app()
+    thread = await server.request("thread/start", {"cwd": str(workdir)})
+    mark = server.mark()
+    await server.request(
+        "turn/start", {"threadId": thread["thread"]["id"], "input": [{"type": "text", "text": "go"}]}
+    )
+    await server.notification("turn/completed", after=mark)
+    out = outputs(fake_model)
+    assert out["c1"].startswith("invalid agent id nope")
+    assert out["c2"] == f"agent with id {unknown} not found"
+    assert out["c3"] == "Provide one of: message or items"
+    assert out["c5"] == "agent ids must be non-empty"
+    # Without its namespace the name is not a tool, as on Codex.
+    assert out["c6"] == "unsupported call: spawn_agent"
+    failed = collab_items(server.since(mark), "item/completed")
+    assert [(i["tool"], i["status"], i["agentsStates"]) for i in failed] == [
+        ("closeAgent", "failed", {unknown: {"status": "notFound", "message": None}})
+    ]
+    # Deferred: nothing of the namespace is listed in the request's tools.
+    assert not any("spawn_agent" in json.dumps(t) for t in fake_model.requests[0].body["tools"])
+
+
+async def test_a_child_is_not_offered_the_tools_and_the_feature_flag_turns_them_off(
+    start_app: StartApp, fake_model: FakeResponsesServer, workdir: Path
+) -> None:
+    fake_model.add(script.reply(agent_call("spawn_agent", {"message": "x"}, "c1")), script.text_reply("done"))
+    server = await start_app("-c", "features.multi_agent=false")
+    thread = await server.request("thread/start", {"cwd": str(workdir)})
+    mark = server.mark()
+    await server.request(
+        "turn/start", {"threadId": thread["thread"]["id"], "input": [{"type": "text", "text": "go"}]}
+    )
+    await server.notification("turn/completed", after=mark)
+    assert outputs(fake_model)["c1"] == "unsupported call: spawn_agent"
+
+
+async def test_limits_a_second_agent_past_max_threads_and_a_child_cannot_spawn(
+    start_app: StartApp, fake_model: FakeResponsesServer, workdir: Path
+) -> None:
+    fake_model.add(
+        script.reply(
+            agent_call("spawn_agent", {"message": CHILD_TASK}, "first"),
+            agent_call("spawn_agent", {"message": "another task"}, "second"),
+        ),
+        script.text_reply("done"),
+    )
+    fake_model.add_for(
+        is_child,
+        script.reply(agent_call("spawn_agent", {"message": "grandchild"}, "from_child")),
+        script.text_reply("child done"),
+    )
+    server = await start_app("-c", "agents.max_threads=1")
+    thread = await server.request("thread/start", {"cwd": str(workdir)})
+    parent = thread["thread"]["id"]
+    mark = server.mark()
+    await server.request("turn/start", {"threadId": parent, "input": [{"type": "text", "text": "go"}]})
+    await server.notification("turn/completed", after=mark, where=lambda p: p["threadId"] == parent)
+    spawned = await server.notification(
+        "item/completed", after=mark, where=lambda p: p["item"]["type"] == "collabAgentToolCall"
+    )
+    agent = spawned["params"]["item"]["receiverThreadIds"][0]
+    await server.notification("turn/completed", after=mark, where=lambda p: p["threadId"] == agent)
+    out = outputs(fake_model)
+    assert json.loads(out["first"])["agent_id"] == agent
+    assert out["second"] == "agent thread limit reached"
+    # max_depth 1 (Codex's default): the child's own spawn is not a tool it has.
+    assert out["from_child"] == "unsupported call: spawn_agent"
