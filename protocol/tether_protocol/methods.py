@@ -9,6 +9,7 @@ params and result models, so that the server binds handlers to it with a static 
 from __future__ import annotations
 
 from tether_protocol import methods_accounts as _accounts
+from tether_protocol import methods_desktop as _desktop
 from tether_protocol import methods_goals as _goals
 from tether_protocol import methods_processes as _processes
 from tether_protocol import methods_plugins as _plugins
@@ -391,6 +392,7 @@ CLIENT_METHODS: dict[str, AnyMethodSpec] = {
         *vars(_processes).values(),
         *vars(_plugins).values(),
         *vars(_sections).values(),
+        *vars(_desktop).values(),
         *vars(_accounts).values(),
         *vars(_skills).values(),
     ]

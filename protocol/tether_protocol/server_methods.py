@@ -16,6 +16,7 @@ from tether_protocol.v2 import hooks as hk
 from tether_protocol.v2 import notifications as n
 from tether_protocol.v2 import review as rv
 from tether_protocol.v2 import skills as sk
+from tether_protocol.v2 import thread_desktop as td
 from tether_protocol.v2 import thread_extras as tx
 from tether_protocol.v2 import thread_goal as tg
 from tether_protocol.v2 import thread_section as ts
@@ -104,6 +105,18 @@ THREAD_SECTION_CHANGED = NotificationSpec(
     ts.ThreadSectionChangedNotification,
     broadcast=True,
     doc="A thread moved into, within or out of a section.",
+)
+THREAD_ATTACHMENT_UPDATED = NotificationSpec(
+    "thread/attachment/updated",
+    td.ThreadAttachmentUpdatedNotification,
+    broadcast=True,
+    doc="An attachment of a thread was created or deleted.",
+)
+THREAD_QUEUE_CHANGED = NotificationSpec(
+    "thread/queue/changed",
+    td.ThreadQueueChangedNotification,
+    broadcast=True,
+    doc="A thread's queued messages changed (added, updated, deleted, reordered or started).",
 )
 TURN_STARTED = NotificationSpec("turn/started", n.TurnStartedNotification, doc="A turn began.")
 TURN_COMPLETED = NotificationSpec(

@@ -6,7 +6,7 @@ arrived and kills the daemon with SIGKILL. `Seen` is what the clients were told 
 `check_after_restart` holds the daemon to it. Beside each turn a client saves a feedback bundle:
 every save answered is a whole ZIP after the kill, and no save leaves a partial file at its path;
 another creates a section and moves the thread into it (`crash_sections`), and another sets the
-thread's goal (`crash_goals`).
+thread's goal (`crash_goals`), and another attaches a payload to the thread (`crash_attachments`).
 """
 
 from __future__ import annotations
@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from tests.chaos.crash_attachments import AttachmentAdds
 from tests.chaos.crash_goals import GoalSets
 from tests.chaos.crash_sections import SectionMoves
 from tests.support.appserver import mock_provider_args
@@ -146,6 +147,7 @@ class CrashDriver:
         self.saves_answered: set[str] = set()
         self.goals = GoalSets()
         self.sections = SectionMoves()
+        self.attachments = AttachmentAdds()
 
     async def start(self) -> tuple[SocketServer, list[WsClient]]:
         args = [*mock_provider_args(self.fake.base_url), "--listen", "ws://127.0.0.1:0"]
@@ -173,6 +175,7 @@ class CrashDriver:
                 self.check_feedback()
                 await self.goals.check(clients[0], self.thread_id)
                 await self.sections.check(clients[0], self.thread_id)
+                await self.attachments.check(clients[0], self.thread_id)
             if kill:
                 await self.drive_until_kill(server, clients)
                 self.saves_answered |= {
@@ -238,6 +241,8 @@ class CrashDriver:
                 )
                 section_step = self.sections.step(rng.choice(clients), self.thread_id, self._turn_no)
                 pending.append(asyncio.create_task(section_step))
+                attach_step = self.attachments.step(rng.choice(clients), self.thread_id, self._turn_no)
+                pending.append(asyncio.create_task(attach_step))
 
                 if budget == 0:
                     break

@@ -5,7 +5,8 @@ thread/read, every turn ended (completed or interrupted), the database is intact
 resuming with afterSeq gets no gap and no duplicate, and the thread takes a new turn. Every feedback
 bundle a client was told is saved is a whole ZIP, and none is left half-written at its path. Every
 section a client was told is created is listed, and the thread is in its last answered section or a
-later one. The thread's goal is that of its last answered `thread/goal/set` or a later one.
+later one. The thread's goal is that of its last answered `thread/goal/set` or a later one. Every
+attachment a client was told is created is listed, unchanged.
 """
 
 from __future__ import annotations
@@ -32,4 +33,5 @@ async def test_random_sigkills_lose_nothing_reported_complete(
     assert figures.feedback_saved > 0, "no feedback save was answered before a kill"
     assert driver.goals.last_answered >= 0, "no goal set was answered before a kill"
     assert driver.sections.created, "no section creation was answered before a kill"
+    assert driver.attachments.answered, "no attachment was answered as created before a kill"
     print(f"crash battery: {figures}")

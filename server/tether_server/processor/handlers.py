@@ -13,6 +13,7 @@ from typing import TypeVar
 
 from tether_protocol import methods as m
 from tether_protocol import methods_accounts as macc
+from tether_protocol import methods_desktop as mdesk
 from tether_protocol import methods_goals as mg
 from tether_protocol import methods_sections as msec
 from tether_protocol import methods_settings as ms
@@ -37,8 +38,10 @@ from tether_server.processor.methods import (
     review,
     skills,
     thread,
+    thread_attachment,
     thread_extras,
     thread_goal,
+    thread_guardian,
     thread_history,
     thread_metadata,
     thread_section,
@@ -147,6 +150,11 @@ def build_routes(state: ServerState) -> dict[str, AnyRoute]:
         _route(state, msec.THREAD_SECTION_MOVE, thread_section.move),
         _route(state, msec.THREAD_METADATA_UPDATE, thread_metadata.metadata_update),
         _route(state, msec.THREAD_INJECT_ITEMS, thread_metadata.inject_items),
+        _route(state, mdesk.THREAD_ATTACHMENT_ADD, thread_attachment.add),
+        _route(state, mdesk.THREAD_ATTACHMENT_LIST, thread_attachment.list_),
+        _route(state, mdesk.THREAD_ATTACHMENT_REMOVE, thread_attachment.remove),
+        _route(state, mdesk.THREAD_ATTACHMENT_OWNER_LIST, thread_attachment.owner_list),
+        _route(state, mdesk.THREAD_APPROVE_GUARDIAN_DENIED_ACTION, thread_guardian.approve),
         _route(state, ms.MODEL_PROVIDER_LIST, model_provider.provider_list),
         _route(state, ms.MODEL_PROVIDER_CAPABILITIES_READ, model_provider.capabilities_read),
         _route(state, ms.EXPERIMENTAL_FEATURE_LIST, experimental_feature.feature_list),

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any, Generic, Literal, Protocol, TypeVar
 
 from tether_server.errors import InternalError
+from tether_server.store.desktop import DesktopStore
 from tether_server.store.sections import SectionStore
 
 SortKey = Literal["created_at", "updated_at", "recency_at"]
@@ -155,7 +156,7 @@ class LoadedThread:
     history: list[HistoryRecord]
 
 
-class ThreadStore(SectionStore, Protocol):
+class ThreadStore(SectionStore, DesktopStore, Protocol):
     async def open(self) -> None:
         """Create or migrate the schema; raises StoreError with a clear message when unusable."""
         ...

@@ -36,6 +36,7 @@ from tether_server.store.cursors import (
     thread_scope,
     turn_position,
 )
+from tether_server.store.memory_desktop import MemoryDesktop
 from tether_server.store.search_text import contains_folded, item_text, normalise_term
 from tether_server.store.sections import MemorySections
 
@@ -91,7 +92,7 @@ def _contains(thread: _Thread, term: str) -> bool:
     return any(contains_folded(t, term) for t in texts)
 
 
-class MemoryThreadStore(MemorySections):
+class MemoryThreadStore(MemorySections, MemoryDesktop):
     """ThreadStore kept in dictionaries; the behaviour suite runs against it and SQLite alike."""
 
     def __init__(self) -> None:
@@ -269,6 +270,7 @@ class MemoryThreadStore(MemorySections):
     async def delete_thread(self, thread_id: str) -> bool:
         """Delete the thread with its turns, items, history, events and goal."""
         await self.set_memberships([], remove=[thread_id])
+        self.drop_thread_desktop(thread_id)
         return self._threads.pop(thread_id, None) is not None
 
     async def truncate_before_turn(self, thread_id: str, turn_id: str) -> bool:

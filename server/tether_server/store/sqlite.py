@@ -38,6 +38,7 @@ from tether_server.store.cursors import (
 )
 from tether_server.store.search_index import MARK, CatchUp, index_marked_sync
 from tether_server.store.search_text import normalise_term
+from tether_server.store.sqlite_desktop import SqliteDesktop
 from tether_server.store.sqlite_goals import SqliteGoals
 from tether_server.store.sqlite_open import connect, describe_error, immediate_transaction
 from tether_server.store.sqlite_rows import (
@@ -58,7 +59,7 @@ from tether_server.store.sqlite_rows import (
 from tether_server.store.sqlite_sections import SqliteSections
 
 
-class SqliteThreadStore(SqliteGoals, SqliteSections):
+class SqliteThreadStore(SqliteGoals, SqliteSections, SqliteDesktop):
     """The durable ThreadStore: one database file, every `commit` one transaction.
 
     One connection serves the store; a lock keeps each transaction and each read whole, so a

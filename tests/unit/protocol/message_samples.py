@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from tests.unit.protocol import wire_samples as s
+from tests.unit.protocol.hook_samples import HOOK_NOTIFICATIONS
 
 from tether_protocol.common import WireModel
 from tether_protocol.v2 import account as acct
@@ -14,6 +15,7 @@ from tether_protocol.v2 import item_parts as ip
 from tether_protocol.v2 import notifications as n
 from tether_protocol.v2 import review as rv
 from tether_protocol.v2 import thread as th
+from tether_protocol.v2 import thread_desktop as td
 from tether_protocol.v2 import thread_extras as tx
 from tether_protocol.v2 import thread_goal as tg
 from tether_protocol.v2 import thread_history as hi
@@ -78,6 +80,10 @@ NOTIFICATION_SAMPLES: dict[str, WireModel] = {
     ),
     "thread/goal/cleared": n.ThreadGoalClearedNotification(thread_id=s.THREAD_ID),
     "thread/section/changed": ts.ThreadSectionChangedNotification(thread_id=s.THREAD_ID, section_id=None),
+    "thread/attachment/updated": td.ThreadAttachmentUpdatedNotification(
+        thread_id=s.THREAD_ID, attachment_type="pr", identity_key="k", attachment_id="a", operation="created"
+    ),
+    "thread/queue/changed": td.ThreadQueueChangedNotification(thread_id=s.THREAD_ID),
     "turn/started": n.TurnStartedNotification(thread_id=s.THREAD_ID, turn=s.TURN),
     "turn/completed": n.TurnCompletedNotification(thread_id=s.THREAD_ID, turn=s.TURN_DONE),
     "turn/diff/updated": n.TurnDiffUpdatedNotification(
@@ -235,6 +241,7 @@ USER_INPUT_REQUEST = ap.ToolRequestUserInputParams(
     ],
     is_blocking=True,
 )
+NOTIFICATION_SAMPLES.update(HOOK_NOTIFICATIONS)
 SERVER_REQUEST_SAMPLES: dict[str, WireModel] = {
     "item/commandExecution/requestApproval": EXEC_APPROVAL,
     "item/fileChange/requestApproval": ap.FileChangeRequestApprovalParams(

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from tests.unit.protocol import message_samples as msgs
 from tests.unit.protocol import wire_samples as s
+from tests.unit.protocol.desktop_samples import desktop_samples
 from tests.unit.protocol.files_samples import files_samples, files_schemaless
 from tests.unit.protocol.mcp_samples import mcp_samples, mcp_schemaless
 from tests.unit.protocol.section_samples import section_samples
@@ -405,5 +406,6 @@ REFERENCE_SAMPLES.extend(mcp_samples())
 REFERENCE_SAMPLES.extend(files_samples())
 REFERENCE_SAMPLES.extend(settings_samples())
 REFERENCE_SAMPLES.extend(section_samples())
+REFERENCE_SAMPLES.extend(desktop_samples())
 SCHEMALESS_MODELS.update(mcp_schemaless())
 SCHEMALESS_MODELS.update(files_schemaless())

@@ -26,6 +26,9 @@ BROADCAST = {
     "thread/goal/cleared",
     "account/rateLimits/updated",
     "thread/section/changed",  # Codex's schema: "Broadcast after a successful move"
+    # Codex 0.169.0 sent it for an archived, unloaded thread the connection no longer followed.
+    "thread/attachment/updated",
+    "thread/queue/changed",
 }
 
 

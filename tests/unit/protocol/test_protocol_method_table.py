@@ -80,6 +80,11 @@ CORE_METHODS = {
     "thread/section/move",
     "thread/metadata/update",
     "thread/inject_items",
+    "thread/attachment/add",
+    "thread/attachment/list",
+    "thread/attachment/remove",
+    "thread/attachmentOwner/list",
+    "thread/approveGuardianDeniedAction",
 }
 UNSCOPED = {
     "initialize",
@@ -134,6 +139,8 @@ UNSCOPED = {
     "threadSection/create",
     "threadSection/update",
     "threadSection/delete",
+    "thread/attachment/list",
+    "thread/attachmentOwner/list",
 }
 
 

@@ -28,6 +28,18 @@ export type ApplyNetworkPolicyAmendment = { applyNetworkPolicyAmendment: Network
 
 export type ApplyPatchGuardianApprovalReviewAction = { cwd: string; files: Array<string>; type: "applyPatch"; };
 
+export type AppsInstalledParams = { forceRefresh?: boolean; threadId?: string | null; };
+
+export type AppsInstalledResponse = { apps: Array<unknown>; };
+
+export type AppsListParams = { cursor?: string | null; forceRefetch?: boolean; limit?: number | null; threadId?: string | null; };
+
+export type AppsListResponse = { data: Array<unknown>; nextCursor: string | null; };
+
+export type AppsReadParams = { appIds: Array<string>; includeTools?: boolean; threadId?: string | null; };
+
+export type AppsReadResponse = { apps: Array<unknown>; missingAppIds: Array<string>; };
+
 export type AskForApproval = ("untrusted" | "on-request" | "never") | GranularApproval;
 
 export type AsyncUserInputQuestion = { options: Array<string> | null; title: string; };
@@ -38,6 +50,8 @@ export type BaseBranchReviewTarget = { branch: string; type: "baseBranch"; };
 
 export type BedrockCheckGovCloudRequirementsResponse = { isGovCloud: boolean; shouldWarn: boolean; };
 
+export type BedrockProviderSettingsPatch = { profile?: string | null; providerId: "amazon-bedrock" | "amazon-bedrock-runtime"; region?: string | null; type: "bedrock"; };
+
 export type ByteRange = { end: number; start: number; };
 
 export type CancelLoginAccountParams = { loginId: string; };
@@ -46,9 +60,13 @@ export type CancelLoginAccountResponse = { status: "canceled" | "notFound"; };
 
 export type ClientInfo = { name: string; title?: string | null; version: string; };
 
-export type ClientRequest = { id: RequestId; method: "initialize"; params: InitializeParams; } | { id: RequestId; method: "thread/start"; params: ThreadStartParams; } | { id: RequestId; method: "thread/resume"; params: ThreadResumeParams; } | { id: RequestId; method: "thread/fork"; params: ThreadForkParams; } | { id: RequestId; method: "thread/list"; params: ThreadListParams; } | { id: RequestId; method: "thread/read"; params: ThreadReadParams; } | { id: RequestId; method: "thread/turns/list"; params: ThreadTurnsListParams; } | { id: RequestId; method: "thread/items/list"; params: ThreadItemsListParams; } | { id: RequestId; method: "thread/archive"; params: ThreadArchiveParams; } | { id: RequestId; method: "thread/unarchive"; params: ThreadUnarchiveParams; } | { id: RequestId; method: "thread/delete"; params: ThreadDeleteParams; } | { id: RequestId; method: "thread/name/set"; params: ThreadSetNameParams; } | { id: RequestId; method: "thread/compact/start"; params: ThreadCompactStartParams; } | { id: RequestId; method: "thread/revert"; params: ThreadRevertParams; } | { id: RequestId; method: "thread/unsubscribe"; params: ThreadUnsubscribeParams; } | { id: RequestId; method: "thread/loaded/list"; params: ThreadLoadedListParams; } | { id: RequestId; method: "thread/shellCommand"; params: ThreadShellCommandParams; } | { id: RequestId; method: "turn/start"; params: TurnStartParams; } | { id: RequestId; method: "turn/steer"; params: TurnSteerParams; } | { id: RequestId; method: "turn/interrupt"; params: TurnInterruptParams; } | { id: RequestId; method: "command/exec"; params: CommandExecParams; } | { id: RequestId; method: "command/exec/write"; params: CommandExecWriteParams; } | { id: RequestId; method: "command/exec/resize"; params: CommandExecResizeParams; } | { id: RequestId; method: "command/exec/terminate"; params: CommandExecTerminateParams; } | { id: RequestId; method: "model/list"; params: ModelListParams; } | { id: RequestId; method: "account/read"; params: GetAccountParams; } | { id: RequestId; method: "account/login/start"; params: LoginAccountParams; } | { id: RequestId; method: "account/logout"; params: EmptyParams; } | { id: RequestId; method: "collaborationMode/list"; params: CollaborationModeListParams; } | { id: RequestId; method: "config/read"; params: ConfigReadParams; } | { id: RequestId; method: "fs/readFile"; params: FsReadFileParams; } | { id: RequestId; method: "config/value/write"; params: ConfigValueWriteParams; } | { id: RequestId; method: "config/batchWrite"; params: ConfigBatchWriteParams; } | { id: RequestId; method: "configRequirements/read"; params: EmptyParams; } | { id: RequestId; method: "hooks/list"; params: HooksListParams; } | { id: RequestId; method: "skills/list"; params: SkillsListParams; } | { id: RequestId; method: "plugin/installed"; params: PluginInstalledParams; } | { id: RequestId; method: "account/bedrock/checkGovCloudRequirements"; params: EmptyParams; } | { id: RequestId; method: "thread/search"; params: ThreadSearchParams; } | { id: RequestId; method: "thread/readState/update"; params: ThreadReadStateUpdateParams; } | { id: RequestId; method: "thread/settings/update"; params: ThreadSettingsUpdateParams; } | { id: RequestId; method: "thread/backgroundTerminals/list"; params: ThreadBackgroundTerminalsListParams; } | { id: RequestId; method: "mcpServerStatus/list"; params: ListMcpServerStatusParams; } | { id: RequestId; method: "config/mcpServer/reload"; params: EmptyParams; } | { id: RequestId; method: "mcpServer/tool/call"; params: McpServerToolCallParams; } | { id: RequestId; method: "mcpServer/resource/read"; params: McpResourceReadParams; } | { id: RequestId; method: "fs/writeFile"; params: FsWriteFileParams; } | { id: RequestId; method: "fs/createDirectory"; params: FsCreateDirectoryParams; } | { id: RequestId; method: "fs/getMetadata"; params: FsGetMetadataParams; } | { id: RequestId; method: "fs/readDirectory"; params: FsReadDirectoryParams; } | { id: RequestId; method: "fs/remove"; params: FsRemoveParams; } | { id: RequestId; method: "fs/copy"; params: FsCopyParams; } | { id: RequestId; method: "fs/watch"; params: FsWatchParams; } | { id: RequestId; method: "fs/unwatch"; params: FsUnwatchParams; } | { id: RequestId; method: "fuzzyFileSearch"; params: FuzzyFileSearchParams; } | { id: RequestId; method: "fuzzyFileSearch/sessionStart"; params: FuzzyFileSearchSessionStartParams; } | { id: RequestId; method: "fuzzyFileSearch/sessionUpdate"; params: FuzzyFileSearchSessionUpdateParams; } | { id: RequestId; method: "fuzzyFileSearch/sessionStop"; params: FuzzyFileSearchSessionStopParams; } | { id: RequestId; method: "review/start"; params: ReviewStartParams; } | { id: RequestId; method: "modelProvider/list"; params: ModelProviderListParams; } | { id: RequestId; method: "modelProvider/capabilities/read"; params: ModelProviderCapabilitiesReadParams; } | { id: RequestId; method: "experimentalFeature/list"; params: ExperimentalFeatureListParams; } | { id: RequestId; method: "experimentalFeature/enablement/set"; params: ExperimentalFeatureEnablementSetParams; } | { id: RequestId; method: "permissionProfile/list"; params: PermissionProfileListParams; } | { id: RequestId; method: "account/rateLimits/read"; params: GetAccountRateLimitsParams; } | { id: RequestId; method: "account/usage/read"; params: GetAccountTokenUsageParams; } | { id: RequestId; method: "account/workspaceMessages/read"; params: EmptyParams; } | { id: RequestId; method: "account/securitySetup/read"; params: EmptyParams; } | { id: RequestId; method: "account/login/cancel"; params: CancelLoginAccountParams; } | { id: RequestId; method: "feedback/save"; params: FeedbackSaveParams; } | { id: RequestId; method: "feedback/upload"; params: FeedbackUploadParams; } | { id: RequestId; method: "thread/goal/set"; params: ThreadGoalSetParams; } | { id: RequestId; method: "thread/goal/get"; params: ThreadGoalGetParams; } | { id: RequestId; method: "thread/goal/clear"; params: ThreadGoalClearParams; } | { id: RequestId; method: "threadSection/list"; params: ThreadSectionListParams; } | { id: RequestId; method: "threadSection/create"; params: ThreadSectionCreateParams; } | { id: RequestId; method: "threadSection/update"; params: ThreadSectionUpdateParams; } | { id: RequestId; method: "threadSection/delete"; params: ThreadSectionDeleteParams; } | { id: RequestId; method: "thread/section/move"; params: ThreadSectionMoveParams; } | { id: RequestId; method: "thread/metadata/update"; params: ThreadMetadataUpdateParams; } | { id: RequestId; method: "thread/inject_items"; params: ThreadInjectItemsParams; } | { id: RequestId; method: "account/gatewayOAuth/read"; params: GatewayOAuthReadParams; } | { id: RequestId; method: "account/gatewayOAuth/login"; params: GatewayOAuthLoginParams; } | { id: RequestId; method: "account/gatewayOAuth/cancel"; params: EmptyParams; } | { id: RequestId; method: "account/rateLimitResetCredit/consume"; params: ConsumeAccountRateLimitResetCreditParams; } | { id: RequestId; method: "account/sendAddCreditsNudgeEmail"; params: SendAddCreditsNudgeEmailParams; } | { id: RequestId; method: "windowsSandbox/setupStart"; params: WindowsSandboxSetupStartParams; } | { id: RequestId; method: "windowsSandbox/readiness"; params: EmptyParams; } | { id: RequestId; method: "mcpServer/oauth/login"; params: McpServerOauthLoginParams; } | { id: RequestId; method: "skills/extraRoots/set"; params: SkillsExtraRootsSetParams; } | { id: RequestId; method: "skills/config/write"; params: SkillsConfigWriteParams; };
+export type ClientRequest = { id: RequestId; method: "initialize"; params: InitializeParams; } | { id: RequestId; method: "thread/start"; params: ThreadStartParams; } | { id: RequestId; method: "thread/resume"; params: ThreadResumeParams; } | { id: RequestId; method: "thread/fork"; params: ThreadForkParams; } | { id: RequestId; method: "thread/list"; params: ThreadListParams; } | { id: RequestId; method: "thread/read"; params: ThreadReadParams; } | { id: RequestId; method: "thread/turns/list"; params: ThreadTurnsListParams; } | { id: RequestId; method: "thread/items/list"; params: ThreadItemsListParams; } | { id: RequestId; method: "thread/archive"; params: ThreadArchiveParams; } | { id: RequestId; method: "thread/unarchive"; params: ThreadUnarchiveParams; } | { id: RequestId; method: "thread/delete"; params: ThreadDeleteParams; } | { id: RequestId; method: "thread/name/set"; params: ThreadSetNameParams; } | { id: RequestId; method: "thread/compact/start"; params: ThreadCompactStartParams; } | { id: RequestId; method: "thread/revert"; params: ThreadRevertParams; } | { id: RequestId; method: "thread/unsubscribe"; params: ThreadUnsubscribeParams; } | { id: RequestId; method: "thread/loaded/list"; params: ThreadLoadedListParams; } | { id: RequestId; method: "thread/shellCommand"; params: ThreadShellCommandParams; } | { id: RequestId; method: "turn/start"; params: TurnStartParams; } | { id: RequestId; method: "turn/steer"; params: TurnSteerParams; } | { id: RequestId; method: "turn/interrupt"; params: TurnInterruptParams; } | { id: RequestId; method: "command/exec"; params: CommandExecParams; } | { id: RequestId; method: "command/exec/write"; params: CommandExecWriteParams; } | { id: RequestId; method: "command/exec/resize"; params: CommandExecResizeParams; } | { id: RequestId; method: "command/exec/terminate"; params: CommandExecTerminateParams; } | { id: RequestId; method: "model/list"; params: ModelListParams; } | { id: RequestId; method: "account/read"; params: GetAccountParams; } | { id: RequestId; method: "account/login/start"; params: LoginAccountParams; } | { id: RequestId; method: "account/logout"; params: EmptyParams; } | { id: RequestId; method: "collaborationMode/list"; params: CollaborationModeListParams; } | { id: RequestId; method: "config/read"; params: ConfigReadParams; } | { id: RequestId; method: "fs/readFile"; params: FsReadFileParams; } | { id: RequestId; method: "config/value/write"; params: ConfigValueWriteParams; } | { id: RequestId; method: "config/batchWrite"; params: ConfigBatchWriteParams; } | { id: RequestId; method: "configRequirements/read"; params: EmptyParams; } | { id: RequestId; method: "hooks/list"; params: HooksListParams; } | { id: RequestId; method: "skills/list"; params: SkillsListParams; } | { id: RequestId; method: "account/bedrock/checkGovCloudRequirements"; params: EmptyParams; } | { id: RequestId; method: "thread/search"; params: ThreadSearchParams; } | { id: RequestId; method: "thread/readState/update"; params: ThreadReadStateUpdateParams; } | { id: RequestId; method: "thread/settings/update"; params: ThreadSettingsUpdateParams; } | { id: RequestId; method: "thread/backgroundTerminals/list"; params: ThreadBackgroundTerminalsListParams; } | { id: RequestId; method: "mcpServerStatus/list"; params: ListMcpServerStatusParams; } | { id: RequestId; method: "config/mcpServer/reload"; params: EmptyParams; } | { id: RequestId; method: "mcpServer/tool/call"; params: McpServerToolCallParams; } | { id: RequestId; method: "mcpServer/resource/read"; params: McpResourceReadParams; } | { id: RequestId; method: "fs/writeFile"; params: FsWriteFileParams; } | { id: RequestId; method: "fs/createDirectory"; params: FsCreateDirectoryParams; } | { id: RequestId; method: "fs/getMetadata"; params: FsGetMetadataParams; } | { id: RequestId; method: "fs/readDirectory"; params: FsReadDirectoryParams; } | { id: RequestId; method: "fs/remove"; params: FsRemoveParams; } | { id: RequestId; method: "fs/copy"; params: FsCopyParams; } | { id: RequestId; method: "fs/watch"; params: FsWatchParams; } | { id: RequestId; method: "fs/unwatch"; params: FsUnwatchParams; } | { id: RequestId; method: "fuzzyFileSearch"; params: FuzzyFileSearchParams; } | { id: RequestId; method: "fuzzyFileSearch/sessionStart"; params: FuzzyFileSearchSessionStartParams; } | { id: RequestId; method: "fuzzyFileSearch/sessionUpdate"; params: FuzzyFileSearchSessionUpdateParams; } | { id: RequestId; method: "fuzzyFileSearch/sessionStop"; params: FuzzyFileSearchSessionStopParams; } | { id: RequestId; method: "review/start"; params: ReviewStartParams; } | { id: RequestId; method: "modelProvider/list"; params: ModelProviderListParams; } | { id: RequestId; method: "modelProvider/capabilities/read"; params: ModelProviderCapabilitiesReadParams; } | { id: RequestId; method: "experimentalFeature/list"; params: ExperimentalFeatureListParams; } | { id: RequestId; method: "experimentalFeature/enablement/set"; params: ExperimentalFeatureEnablementSetParams; } | { id: RequestId; method: "permissionProfile/list"; params: PermissionProfileListParams; } | { id: RequestId; method: "account/rateLimits/read"; params: GetAccountRateLimitsParams; } | { id: RequestId; method: "account/usage/read"; params: GetAccountTokenUsageParams; } | { id: RequestId; method: "account/workspaceMessages/read"; params: EmptyParams; } | { id: RequestId; method: "account/securitySetup/read"; params: EmptyParams; } | { id: RequestId; method: "account/login/cancel"; params: CancelLoginAccountParams; } | { id: RequestId; method: "feedback/save"; params: FeedbackSaveParams; } | { id: RequestId; method: "feedback/upload"; params: FeedbackUploadParams; } | { id: RequestId; method: "thread/goal/set"; params: ThreadGoalSetParams; } | { id: RequestId; method: "thread/goal/get"; params: ThreadGoalGetParams; } | { id: RequestId; method: "thread/goal/clear"; params: ThreadGoalClearParams; } | { id: RequestId; method: "thread/backgroundTerminals/terminate"; params: ThreadBackgroundTerminalsTerminateParams; } | { id: RequestId; method: "thread/backgroundTerminals/clean"; params: ThreadBackgroundTerminalsCleanParams; } | { id: RequestId; method: "marketplace/add"; params: MarketplaceAddParams; } | { id: RequestId; method: "marketplace/remove"; params: MarketplaceRemoveParams; } | { id: RequestId; method: "marketplace/upgrade"; params: MarketplaceUpgradeParams; } | { id: RequestId; method: "plugin/list"; params: PluginListParams; } | { id: RequestId; method: "plugin/installed"; params: PluginInstalledParams; } | { id: RequestId; method: "plugin/read"; params: PluginReadParams; } | { id: RequestId; method: "plugin/install"; params: PluginInstallParams; } | { id: RequestId; method: "plugin/uninstall"; params: PluginUninstallParams; } | { id: RequestId; method: "plugin/reconcile"; params: PluginReconcileParams; } | { id: RequestId; method: "plugin/skill/read"; params: PluginSkillReadParams; } | { id: RequestId; method: "plugin/search"; params: PluginSearchParams; } | { id: RequestId; method: "plugin/share/save"; params: PluginShareSaveParams; } | { id: RequestId; method: "plugin/share/updateTargets"; params: PluginShareUpdateTargetsParams; } | { id: RequestId; method: "plugin/share/list"; params: PluginShareListParams; } | { id: RequestId; method: "plugin/share/checkout"; params: PluginShareCheckoutParams; } | { id: RequestId; method: "plugin/share/delete"; params: PluginShareDeleteParams; } | { id: RequestId; method: "app/list"; params: AppsListParams; } | { id: RequestId; method: "app/read"; params: AppsReadParams; } | { id: RequestId; method: "app/installed"; params: AppsInstalledParams; } | { id: RequestId; method: "threadSection/list"; params: ThreadSectionListParams; } | { id: RequestId; method: "threadSection/create"; params: ThreadSectionCreateParams; } | { id: RequestId; method: "threadSection/update"; params: ThreadSectionUpdateParams; } | { id: RequestId; method: "threadSection/delete"; params: ThreadSectionDeleteParams; } | { id: RequestId; method: "thread/section/move"; params: ThreadSectionMoveParams; } | { id: RequestId; method: "thread/metadata/update"; params: ThreadMetadataUpdateParams; } | { id: RequestId; method: "thread/inject_items"; params: ThreadInjectItemsParams; } | { id: RequestId; method: "thread/attachment/add"; params: ThreadAttachmentAddParams; } | { id: RequestId; method: "thread/attachment/list"; params: ThreadAttachmentListParams; } | { id: RequestId; method: "thread/attachment/remove"; params: ThreadAttachmentRemoveParams; } | { id: RequestId; method: "thread/attachmentOwner/list"; params: ThreadAttachmentOwnerListParams; } | { id: RequestId; method: "thread/approveGuardianDeniedAction"; params: ThreadApproveGuardianDeniedActionParams; } | { id: RequestId; method: "account/gatewayOAuth/read"; params: GatewayOAuthReadParams; } | { id: RequestId; method: "account/gatewayOAuth/login"; params: GatewayOAuthLoginParams; } | { id: RequestId; method: "account/gatewayOAuth/cancel"; params: EmptyParams; } | { id: RequestId; method: "account/rateLimitResetCredit/consume"; params: ConsumeAccountRateLimitResetCreditParams; } | { id: RequestId; method: "account/sendAddCreditsNudgeEmail"; params: SendAddCreditsNudgeEmailParams; } | { id: RequestId; method: "windowsSandbox/setupStart"; params: WindowsSandboxSetupStartParams; } | { id: RequestId; method: "windowsSandbox/readiness"; params: EmptyParams; } | { id: RequestId; method: "mcpServer/oauth/login"; params: McpServerOauthLoginParams; } | { id: RequestId; method: "modelProvider/config/write"; params: ModelProviderConfigWriteParams; } | { id: RequestId; method: "skills/extraRoots/set"; params: SkillsExtraRootsSetParams; } | { id: RequestId; method: "skills/config/write"; params: SkillsConfigWriteParams; };
 
 export type CodexErrorInfo = ("contextWindowExceeded" | "sessionBudgetExceeded" | "usageLimitExceeded" | "rateLimitExceeded" | "flexUnavailable" | "serverOverloaded" | "modelNotFound" | "policyCapacityUnavailable" | "inferenceHookDenied" | "cyberPolicy" | "misalignmentPolicyViolation" | "tooManyDenials" | "internalServerError" | "unauthorized" | "badRequest" | "threadRollbackFailed" | "sandboxError" | "other") | HttpConnectionFailedInfo | ResponseStreamConnectionFailedInfo | ResponseStreamDisconnectedInfo | ResponseTooManyFailedAttemptsInfo | ActiveTurnNotSteerableInfo;
+
+export type CollabAgentState = { message: string | null; status: "pendingInit" | "running" | "interrupted" | "completed" | "errored" | "shutdown" | "notFound"; };
+
+export type CollabAgentToolCallItem = { agentsStates: { [key: string]: CollabAgentState; }; completedAtMs: number | null; id: string; model: string | null; prompt: string | null; reasoningEffort: string | null; receiverThreadIds: Array<string>; senderThreadId: string; startedAtMs: number | null; status: "inProgress" | "completed" | "failed" | "interrupted"; tool: "spawnAgent" | "sendInput" | "resumeAgent" | "wait" | "closeAgent" | "sendMessage" | "followupTask" | "interruptAgent" | "listAgents"; type: "collabAgentToolCall"; };
 
 export type CollaborationMode = { mode: "plan" | "default"; settings: CollaborationSettings; };
 
@@ -127,6 +145,8 @@ export type ContextCompactedNotification = { threadId: string; turnId: string; }
 export type ContextCompactionItem = { completedAtMs: number | null; id: string; startedAtMs: number | null; type: "contextCompaction"; };
 
 export type CustomGatewayProviderSettings = { auth: NoneGatewayAuth | EnvGatewayAuth | ExternalGatewayAuth; type: "customGateway"; };
+
+export type CustomGatewayProviderSettingsPatch = { baseUrl?: string | null; envKey?: string | null; name?: string | null; providerId?: string | null; type: "customGateway"; };
 
 export type CustomReviewTarget = { instructions: string; type: "custom"; };
 
@@ -270,6 +290,8 @@ export type GatewayOAuthReadParams = { modelProvider?: string | null; };
 
 export type GatewayOAuthReadResponse = { error: string | null; providerId: string; providerName: string; required: boolean; status: ("notReady" | "started" | "succeeded" | "failed") | null; supportsDeviceAuth: boolean; };
 
+export type GcpProviderSettingsPatch = { credentialFile?: string | null; location?: string | null; projectId?: string | null; providerId: "gcp"; type: "gcp"; };
+
 export type GetAccountParams = { refreshToken?: boolean; };
 
 export type GetAccountRateLimitsParams = { excludeResetCreditDetails?: boolean; supportsLunaReserve?: boolean; };
@@ -356,6 +378,24 @@ export type LoginAccountParams = { apiKey?: string | null; type: "apiKey" | "cha
 
 export type LoginAccountResponse = { type: "apiKey"; };
 
+export type MarketplaceAddParams = { refName?: string | null; source: string; sparsePaths?: Array<string> | null; };
+
+export type MarketplaceAddResponse = { alreadyAdded: boolean; installedRoot: string; marketplaceName: string; };
+
+export type MarketplaceInterface = { displayName: string | null; };
+
+export type MarketplaceLoadErrorInfo = { marketplacePath: string; message: string; };
+
+export type MarketplaceRemoveParams = { marketplaceName: string; };
+
+export type MarketplaceRemoveResponse = { installedRoot: string | null; marketplaceName: string; };
+
+export type MarketplaceUpgradeErrorInfo = { marketplaceName: string; message: string; };
+
+export type MarketplaceUpgradeParams = { marketplaceName?: string | null; };
+
+export type MarketplaceUpgradeResponse = { errors: Array<MarketplaceUpgradeErrorInfo>; selectedMarketplaces: Array<string>; upgradedRoots: Array<string>; };
+
 export type McpAppUi = { preferredModelDisplayMode: string; resourceUri: string; };
 
 export type McpResourceReadParams = { _meta?: unknown; connectorId?: string | null; originCallId?: string | null; server: string; target?: unknown; threadId?: string | null; uri: string; };
@@ -412,6 +452,10 @@ export type ModelProviderCapabilitiesReadParams = { [key: string]: unknown };
 
 export type ModelProviderCapabilitiesReadResponse = { imageGeneration: boolean; webSearch: boolean; };
 
+export type ModelProviderConfigWriteParams = { settings: CustomGatewayProviderSettingsPatch | BedrockProviderSettingsPatch | GcpProviderSettingsPatch; };
+
+export type ModelProviderConfigWriteResponse = { provider: ModelProviderSummary; };
+
 export type ModelProviderListParams = { [key: string]: unknown };
 
 export type ModelProviderListResponse = { canChangeDefault: boolean; data: Array<ModelProviderSummary>; defaultProviderId: string; };
@@ -454,9 +498,67 @@ export type PlanDeltaNotification = { delta: string; itemId: string; threadId: s
 
 export type PlanItem = { completedAtMs: number | null; id: string; startedAtMs: number | null; text: string; type: "plan"; };
 
+export type PluginDetail = { appTemplates: Array<unknown>; apps: Array<unknown>; description: string | null; hooks: Array<PluginHookSummary>; marketplaceName: string; marketplacePath: string | null; mcpServers: Array<string>; onboardingSkill: PluginSkillSummary | null; scheduledTasks: Array<unknown> | null; shareUrl: string | null; skills: Array<PluginSkillSummary>; summary: PluginSummary; };
+
+export type PluginHookSummary = { eventName: string; key: string; };
+
+export type PluginInstallParams = { installAttemptId?: string | null; marketplacePath?: string | null; pluginName: string; remoteMarketplaceName?: string | null; };
+
+export type PluginInstallResponse = { appsNeedingAuth: Array<unknown>; authPolicy: "ON_INSTALL" | "ON_USE"; };
+
 export type PluginInstalledParams = { cwds?: Array<string> | null; installSuggestionPluginNames?: Array<string> | null; };
 
-export type PluginInstalledResponse = { marketplaceLoadErrors: Array<unknown>; marketplaces: Array<unknown>; };
+export type PluginInstalledResponse = { marketplaceLoadErrors: Array<MarketplaceLoadErrorInfo>; marketplaces: Array<PluginMarketplaceEntry>; };
+
+export type PluginInterface = { brandColor: string | null; capabilities: Array<string>; category: string | null; composerIcon: string | null; composerIconUrl: string | null; defaultPrompt: Array<string> | null; developerName: string | null; displayName: string | null; logo: string | null; logoDark: string | null; logoUrl: string | null; logoUrlDark: string | null; longDescription: string | null; privacyPolicyUrl: string | null; screenshotUrls: Array<string>; screenshots: Array<string>; shortDescription: string | null; termsOfServiceUrl: string | null; websiteUrl: string | null; };
+
+export type PluginListParams = { cwds?: Array<string> | null; forceRefetch?: boolean; marketplaceKinds?: (Array<"local" | "vertical" | "workspace-directory" | "shared-with-me" | "created-by-me-remote">) | null; };
+
+export type PluginListResponse = { featuredPluginIds: Array<string>; marketplaceLoadErrors: Array<MarketplaceLoadErrorInfo>; marketplaces: Array<PluginMarketplaceEntry>; };
+
+export type PluginMarketplaceEntry = { interface: MarketplaceInterface | null; name: string; path: string | null; plugins: Array<PluginSummary>; };
+
+export type PluginReadParams = { marketplacePath?: string | null; pluginName: string; remoteMarketplaceName?: string | null; };
+
+export type PluginReadResponse = { plugin: PluginDetail; };
+
+export type PluginReconcileParams = { reason?: string | null; };
+
+export type PluginReconcileResponse = { changedPlugins: Array<unknown>; failedMaterializationRemotePluginIds: Array<string>; failedRemotePluginIds: Array<string>; };
+
+export type PluginSearchParams = { cursor?: string | null; cwds?: Array<string> | null; limit?: number | null; scope?: ("global" | "workspace" | "personal") | null; searchTerm: string; };
+
+export type PluginSearchResponse = { data: Array<unknown>; nextCursor: string | null; };
+
+export type PluginShareCheckoutParams = { remotePluginId: string; };
+
+export type PluginShareCheckoutResponse = { marketplaceName: string; marketplacePath: string; pluginId: string; pluginName: string; pluginPath: string; remotePluginId: string; remoteVersion: string | null; };
+
+export type PluginShareDeleteParams = { remotePluginId: string; };
+
+export type PluginShareListParams = { [key: string]: unknown };
+
+export type PluginShareListResponse = { data: Array<unknown>; };
+
+export type PluginShareSaveParams = { discoverability?: ("LISTED" | "UNLISTED" | "PRIVATE") | null; pluginPath: string; remotePluginId?: string | null; shareTargets?: Array<PluginShareTarget> | null; };
+
+export type PluginShareSaveResponse = { canPublishToWorkspace: boolean | null; remotePluginId: string; shareUrl: string; };
+
+export type PluginShareTarget = { principalId: string; principalType: "user" | "group" | "workspace"; role: "reader" | "editor"; };
+
+export type PluginShareUpdateTargetsParams = { discoverability: "UNLISTED" | "PRIVATE" | "LISTED"; remotePluginId: string; shareTargets: Array<PluginShareTarget>; };
+
+export type PluginShareUpdateTargetsResponse = { discoverability: "LISTED" | "UNLISTED" | "PRIVATE"; principals: Array<unknown>; };
+
+export type PluginSkillReadParams = { remoteMarketplaceName: string; remotePluginId: string; skillName: string; };
+
+export type PluginSkillReadResponse = { contents: string | null; };
+
+export type PluginSkillSummary = { description: string; enabled: boolean; interface: unknown; name: string; path: string | null; shortDescription: string | null; };
+
+export type PluginSummary = { authPolicy: "ON_INSTALL" | "ON_USE"; availability: "AVAILABLE" | "DISABLED_BY_ADMIN"; disabledReason: string | null; eligiblePlanTypes: Array<string> | null; enabled: boolean; id: string; installPolicy: "NOT_AVAILABLE" | "AVAILABLE" | "INSTALLED_BY_DEFAULT"; installPolicySource: string | null; installed: boolean; installedAt: number | null; interface: PluginInterface | null; keywords: Array<string>; localVersion: string | null; mustShowInstallationInterstitial: boolean | null; name: string; remotePluginId: string | null; shareContext: unknown; source: { [key: string]: unknown }; version: string | null; };
+
+export type PluginUninstallParams = { pluginId: string; };
 
 export type ProjectLayerSource = { dotCodexFolder: string; type: "project"; };
 
@@ -506,7 +608,7 @@ export type SendAddCreditsNudgeEmailParams = { creditType: "credits" | "usage_li
 
 export type SendAddCreditsNudgeEmailResponse = { status: "sent" | "cooldown_active"; };
 
-export type ServerNotification = { emittedAtMs?: number; method: "thread/started"; params: ThreadStartedNotification; } | { emittedAtMs?: number; method: "thread/status/changed"; params: ThreadStatusChangedNotification; } | { emittedAtMs?: number; method: "thread/closed"; params: ThreadClosedNotification; } | { emittedAtMs?: number; method: "thread/archived"; params: ThreadArchivedNotification; } | { emittedAtMs?: number; method: "thread/unarchived"; params: ThreadUnarchivedNotification; } | { emittedAtMs?: number; method: "thread/deleted"; params: ThreadDeletedNotification; } | { emittedAtMs?: number; method: "thread/name/updated"; params: ThreadNameUpdatedNotification; } | { emittedAtMs?: number; method: "thread/reverted"; params: ThreadRevertedNotification; } | { emittedAtMs?: number; method: "thread/tokenUsage/updated"; params: ThreadTokenUsageUpdatedNotification; } | { emittedAtMs?: number; method: "thread/settings/updated"; params: ThreadSettingsUpdatedNotification; } | { emittedAtMs?: number; method: "thread/compacted"; params: ContextCompactedNotification; } | { emittedAtMs?: number; method: "thread/readState/changed"; params: ThreadReadStateChangedNotification; } | { emittedAtMs?: number; method: "thread/goal/updated"; params: ThreadGoalUpdatedNotification; } | { emittedAtMs?: number; method: "thread/goal/cleared"; params: ThreadGoalClearedNotification; } | { emittedAtMs?: number; method: "thread/section/changed"; params: ThreadSectionChangedNotification; } | { emittedAtMs?: number; method: "turn/started"; params: TurnStartedNotification; } | { emittedAtMs?: number; method: "turn/completed"; params: TurnCompletedNotification; } | { emittedAtMs?: number; method: "turn/diff/updated"; params: TurnDiffUpdatedNotification; } | { emittedAtMs?: number; method: "turn/plan/updated"; params: TurnPlanUpdatedNotification; } | { emittedAtMs?: number; method: "item/started"; params: ItemStartedNotification; } | { emittedAtMs?: number; method: "item/completed"; params: ItemCompletedNotification; } | { emittedAtMs?: number; method: "item/agentMessage/delta"; params: AgentMessageDeltaNotification; } | { emittedAtMs?: number; method: "item/plan/delta"; params: PlanDeltaNotification; } | { emittedAtMs?: number; method: "item/reasoning/summaryTextDelta"; params: ReasoningSummaryTextDeltaNotification; } | { emittedAtMs?: number; method: "item/reasoning/summaryPartAdded"; params: ReasoningSummaryPartAddedNotification; } | { emittedAtMs?: number; method: "item/reasoning/textDelta"; params: ReasoningTextDeltaNotification; } | { emittedAtMs?: number; method: "item/commandExecution/outputDelta"; params: CommandExecutionOutputDeltaNotification; } | { emittedAtMs?: number; method: "item/commandExecution/terminalInteraction"; params: TerminalInteractionNotification; } | { emittedAtMs?: number; method: "item/fileChange/outputDelta"; params: FileChangeOutputDeltaNotification; } | { emittedAtMs?: number; method: "item/autoApprovalReview/started"; params: ItemGuardianApprovalReviewStartedNotification; } | { emittedAtMs?: number; method: "item/autoApprovalReview/completed"; params: ItemGuardianApprovalReviewCompletedNotification; } | { emittedAtMs?: number; method: "item/fileChange/patchUpdated"; params: FileChangePatchUpdatedNotification; } | { emittedAtMs?: number; method: "serverRequest/resolved"; params: ServerRequestResolvedNotification; } | { emittedAtMs?: number; method: "error"; params: ErrorNotification; } | { emittedAtMs?: number; method: "warning"; params: WarningNotification; } | { emittedAtMs?: number; method: "deprecationNotice"; params: DeprecationNoticeNotification; } | { emittedAtMs?: number; method: "configWarning"; params: ConfigWarningNotification; } | { emittedAtMs?: number; method: "command/exec/outputDelta"; params: CommandExecOutputDeltaNotification; } | { emittedAtMs?: number; method: "account/updated"; params: AccountUpdatedNotification; } | { emittedAtMs?: number; method: "account/login/completed"; params: AccountLoginCompletedNotification; } | { emittedAtMs?: number; method: "windowsSandbox/setupCompleted"; params: WindowsSandboxSetupCompletedNotification; } | { emittedAtMs?: number; method: "account/rateLimits/updated"; params: AccountRateLimitsUpdatedNotification; } | { emittedAtMs?: number; method: "remoteControl/status/changed"; params: RemoteControlStatusChangedNotification; } | { emittedAtMs?: number; method: "skills/changed"; params: SkillsChangedNotification; } | { emittedAtMs?: number; method: "fs/changed"; params: FsChangedNotification; } | { emittedAtMs?: number; method: "fuzzyFileSearch/sessionUpdated"; params: FuzzyFileSearchSessionUpdatedNotification; } | { emittedAtMs?: number; method: "fuzzyFileSearch/sessionCompleted"; params: FuzzyFileSearchSessionCompletedNotification; } | { emittedAtMs?: number; method: "mcpServer/startupStatus/updated"; params: McpServerStatusUpdatedNotification; } | { emittedAtMs?: number; method: "item/mcpToolCall/progress"; params: McpToolCallProgressNotification; } | { emittedAtMs?: number; method: "hook/started"; params: HookStartedNotification; } | { emittedAtMs?: number; method: "hook/completed"; params: HookCompletedNotification; };
+export type ServerNotification = { emittedAtMs?: number; method: "thread/started"; params: ThreadStartedNotification; } | { emittedAtMs?: number; method: "thread/status/changed"; params: ThreadStatusChangedNotification; } | { emittedAtMs?: number; method: "thread/closed"; params: ThreadClosedNotification; } | { emittedAtMs?: number; method: "thread/archived"; params: ThreadArchivedNotification; } | { emittedAtMs?: number; method: "thread/unarchived"; params: ThreadUnarchivedNotification; } | { emittedAtMs?: number; method: "thread/deleted"; params: ThreadDeletedNotification; } | { emittedAtMs?: number; method: "thread/name/updated"; params: ThreadNameUpdatedNotification; } | { emittedAtMs?: number; method: "thread/reverted"; params: ThreadRevertedNotification; } | { emittedAtMs?: number; method: "thread/tokenUsage/updated"; params: ThreadTokenUsageUpdatedNotification; } | { emittedAtMs?: number; method: "thread/settings/updated"; params: ThreadSettingsUpdatedNotification; } | { emittedAtMs?: number; method: "thread/compacted"; params: ContextCompactedNotification; } | { emittedAtMs?: number; method: "thread/readState/changed"; params: ThreadReadStateChangedNotification; } | { emittedAtMs?: number; method: "thread/goal/updated"; params: ThreadGoalUpdatedNotification; } | { emittedAtMs?: number; method: "thread/goal/cleared"; params: ThreadGoalClearedNotification; } | { emittedAtMs?: number; method: "thread/section/changed"; params: ThreadSectionChangedNotification; } | { emittedAtMs?: number; method: "thread/attachment/updated"; params: ThreadAttachmentUpdatedNotification; } | { emittedAtMs?: number; method: "thread/queue/changed"; params: ThreadQueueChangedNotification; } | { emittedAtMs?: number; method: "turn/started"; params: TurnStartedNotification; } | { emittedAtMs?: number; method: "turn/completed"; params: TurnCompletedNotification; } | { emittedAtMs?: number; method: "turn/diff/updated"; params: TurnDiffUpdatedNotification; } | { emittedAtMs?: number; method: "turn/plan/updated"; params: TurnPlanUpdatedNotification; } | { emittedAtMs?: number; method: "item/started"; params: ItemStartedNotification; } | { emittedAtMs?: number; method: "item/completed"; params: ItemCompletedNotification; } | { emittedAtMs?: number; method: "item/agentMessage/delta"; params: AgentMessageDeltaNotification; } | { emittedAtMs?: number; method: "item/plan/delta"; params: PlanDeltaNotification; } | { emittedAtMs?: number; method: "item/reasoning/summaryTextDelta"; params: ReasoningSummaryTextDeltaNotification; } | { emittedAtMs?: number; method: "item/reasoning/summaryPartAdded"; params: ReasoningSummaryPartAddedNotification; } | { emittedAtMs?: number; method: "item/reasoning/textDelta"; params: ReasoningTextDeltaNotification; } | { emittedAtMs?: number; method: "item/commandExecution/outputDelta"; params: CommandExecutionOutputDeltaNotification; } | { emittedAtMs?: number; method: "item/commandExecution/terminalInteraction"; params: TerminalInteractionNotification; } | { emittedAtMs?: number; method: "item/fileChange/outputDelta"; params: FileChangeOutputDeltaNotification; } | { emittedAtMs?: number; method: "item/autoApprovalReview/started"; params: ItemGuardianApprovalReviewStartedNotification; } | { emittedAtMs?: number; method: "item/autoApprovalReview/completed"; params: ItemGuardianApprovalReviewCompletedNotification; } | { emittedAtMs?: number; method: "item/fileChange/patchUpdated"; params: FileChangePatchUpdatedNotification; } | { emittedAtMs?: number; method: "serverRequest/resolved"; params: ServerRequestResolvedNotification; } | { emittedAtMs?: number; method: "error"; params: ErrorNotification; } | { emittedAtMs?: number; method: "warning"; params: WarningNotification; } | { emittedAtMs?: number; method: "deprecationNotice"; params: DeprecationNoticeNotification; } | { emittedAtMs?: number; method: "configWarning"; params: ConfigWarningNotification; } | { emittedAtMs?: number; method: "command/exec/outputDelta"; params: CommandExecOutputDeltaNotification; } | { emittedAtMs?: number; method: "account/updated"; params: AccountUpdatedNotification; } | { emittedAtMs?: number; method: "account/login/completed"; params: AccountLoginCompletedNotification; } | { emittedAtMs?: number; method: "windowsSandbox/setupCompleted"; params: WindowsSandboxSetupCompletedNotification; } | { emittedAtMs?: number; method: "account/rateLimits/updated"; params: AccountRateLimitsUpdatedNotification; } | { emittedAtMs?: number; method: "remoteControl/status/changed"; params: RemoteControlStatusChangedNotification; } | { emittedAtMs?: number; method: "skills/changed"; params: SkillsChangedNotification; } | { emittedAtMs?: number; method: "fs/changed"; params: FsChangedNotification; } | { emittedAtMs?: number; method: "fuzzyFileSearch/sessionUpdated"; params: FuzzyFileSearchSessionUpdatedNotification; } | { emittedAtMs?: number; method: "fuzzyFileSearch/sessionCompleted"; params: FuzzyFileSearchSessionCompletedNotification; } | { emittedAtMs?: number; method: "mcpServer/startupStatus/updated"; params: McpServerStatusUpdatedNotification; } | { emittedAtMs?: number; method: "item/mcpToolCall/progress"; params: McpToolCallProgressNotification; } | { emittedAtMs?: number; method: "hook/started"; params: HookStartedNotification; } | { emittedAtMs?: number; method: "hook/completed"; params: HookCompletedNotification; };
 
 export type ServerRequest = { id: RequestId; method: "item/commandExecution/requestApproval"; params: CommandExecutionRequestApprovalParams; } | { id: RequestId; method: "item/fileChange/requestApproval"; params: FileChangeRequestApprovalParams; } | { id: RequestId; method: "item/tool/requestUserInput"; params: ToolRequestUserInputParams; } | { id: RequestId; method: "mcpServer/elicitation/request"; params: McpServerElicitationRequestParams; } | { id: RequestId; method: "item/tool/call"; params: DynamicToolCallParams; };
 
@@ -554,17 +656,51 @@ export type TextRange = { end: TextPosition; start: TextPosition; };
 
 export type Thread = { agentNickname: string | null; agentRole: string | null; attachedToThreadId: string | null; canAcceptDirectInput: boolean | null; cliVersion: string; createdAt: number; cwd: string; daybreakEnabled: boolean | null; environments: Array<ThreadEnvironment> | null; ephemeral: boolean; extra: { [key: string]: unknown } | null; forkedFromId: string | null; gitInfo: GitInfo | null; historyMode: "legacy" | "paginated"; id: string; model: string | null; modelProvider: string; name: string | null; originator: string | null; parentThreadId: string | null; path: string | null; preview: string; projectId: string | null; reasoningEffort: string | null; recencyAt: number | null; section: ThreadSection | null; sectionEnteredAt: number | null; sessionId: string; source: SessionSource; status: ThreadStatus; threadSource: string | null; turns: Array<Turn>; updatedAt: number; };
 
+export type ThreadApproveGuardianDeniedActionParams = { event: unknown; threadId: string; };
+
+export type ThreadApproveGuardianDeniedActionResponse = { [key: string]: unknown };
+
 export type ThreadArchiveParams = { threadId: string; };
 
 export type ThreadArchiveResponse = { [key: string]: unknown };
 
 export type ThreadArchivedNotification = { threadId: string; };
 
-export type ThreadBackgroundTerminal = { command: string; cwd: string; itemId: string; osPid: number | null; processId: string; };
+export type ThreadAttachment = { attachmentType: string; createdAt: number; id: string; identityKey: string; payload: unknown; };
+
+export type ThreadAttachmentAddParams = { attachmentType: string; identityKey: string; payload: unknown; threadId: string; };
+
+export type ThreadAttachmentAddResponse = { attachment: ThreadAttachment; outcome: "created" | "existing"; };
+
+export type ThreadAttachmentListParams = { cursor?: string | null; limit?: number | null; threadId: string; };
+
+export type ThreadAttachmentListResponse = { data: Array<ThreadAttachment>; nextCursor: string | null; };
+
+export type ThreadAttachmentOwner = { archived: boolean; threadId: string; };
+
+export type ThreadAttachmentOwnerListParams = { archived?: boolean | null; attachmentType: string; cursor?: string | null; identityKey: string; limit?: number | null; };
+
+export type ThreadAttachmentOwnerListResponse = { data: Array<ThreadAttachmentOwner>; nextCursor: string | null; };
+
+export type ThreadAttachmentRemoveParams = { attachmentType: string; identityKey: string; threadId: string; };
+
+export type ThreadAttachmentRemoveResponse = { [key: string]: unknown };
+
+export type ThreadAttachmentUpdatedNotification = { attachmentId: string; attachmentType: string; identityKey: string; operation: "created" | "deleted"; threadId: string; };
+
+export type ThreadBackgroundTerminal = { command: string; cpuPercent: number | null; cwd: string; itemId: string; osPid: number | null; processId: string; rssKb: number | null; };
+
+export type ThreadBackgroundTerminalsCleanParams = { threadId: string; };
+
+export type ThreadBackgroundTerminalsCleanResponse = { [key: string]: unknown };
 
 export type ThreadBackgroundTerminalsListParams = { cursor?: string | null; limit?: number | null; threadId: string; };
 
 export type ThreadBackgroundTerminalsListResponse = { data: Array<ThreadBackgroundTerminal>; nextCursor: string | null; };
+
+export type ThreadBackgroundTerminalsTerminateParams = { processId: string; threadId: string; };
+
+export type ThreadBackgroundTerminalsTerminateResponse = { terminated: boolean; };
 
 export type ThreadClosedNotification = { threadId: string; };
 
@@ -606,7 +742,7 @@ export type ThreadInjectItemsParams = { items: Array<unknown>; threadId: string;
 
 export type ThreadInjectItemsResponse = { [key: string]: unknown };
 
-export type ThreadItem = UserMessageItem | AgentMessageItem | ReasoningItem | PlanItem | CommandExecutionItem | FileChangeItem | McpToolCallItem | DynamicToolCallItem | WebSearchItem | ContextCompactionItem | ImageViewItem | EnteredReviewModeItem | ExitedReviewModeItem;
+export type ThreadItem = UserMessageItem | AgentMessageItem | ReasoningItem | PlanItem | CommandExecutionItem | FileChangeItem | McpToolCallItem | DynamicToolCallItem | WebSearchItem | ContextCompactionItem | ImageViewItem | CollabAgentToolCallItem | EnteredReviewModeItem | ExitedReviewModeItem;
 
 export type ThreadItemEntry = { completedAtMs: number | null; item: ThreadItem; startedAtMs: number | null; turnId: string; };
 
@@ -633,6 +769,8 @@ export type ThreadMetadataUpdateParams = { gitInfo?: ThreadMetadataGitInfoUpdate
 export type ThreadMetadataUpdateResponse = { thread: Thread; };
 
 export type ThreadNameUpdatedNotification = { threadId: string; threadName: string | null; };
+
+export type ThreadQueueChangedNotification = { threadId: string; };
 
 export type ThreadReadParams = { includeTurns?: boolean; threadId: string; };
 

@@ -19,7 +19,8 @@ STATEMENTS: tuple[str, ...] = (
         UNIQUE (thread_id, attachment_type, identity_key)
     )""",
     "CREATE INDEX thread_attachments_by_thread ON thread_attachments(thread_id, created_at, id)",
-    "CREATE INDEX thread_attachments_by_identity ON thread_attachments(attachment_type, identity_key, thread_id)",
+    """CREATE INDEX thread_attachments_by_identity
+        ON thread_attachments(attachment_type, identity_key, thread_id)""",
     """CREATE TRIGGER thread_attachments_gone_with_thread AFTER DELETE ON threads
         BEGIN DELETE FROM thread_attachments WHERE thread_id = old.id; END""",
     """CREATE TABLE queued_submissions (
