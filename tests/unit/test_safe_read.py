@@ -77,7 +77,8 @@ def test_a_fifo_skill_is_reported_and_a_fifo_gitignore_skipped(tmp_path: Path) -
     skill.parent.mkdir(parents=True)
     os.mkfifo(skill)
     scan = discover(root, tmp_path / "home", tmp_path / "user")
-    assert scan.skills == [] and scan.errors == [(skill, "not read: not a regular file")]
+    assert [s for s in scan.skills if s.scope != "system"] == []
+    assert scan.errors == [(skill, "not read: not a regular file")]
     (root / "main.py").write_text("")
     os.mkfifo(root / ".gitignore")
     assert "main.py" in list_root(str(root), []).files

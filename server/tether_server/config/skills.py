@@ -1,11 +1,17 @@
-"""Skills: `SKILL.md` files found under `$TETHER_HOME/skills` and a repository's `.agents/skills`.
+"""Skills: `SKILL.md` files found in skill roots, folders holding one folder per skill.
 
 Layout as Codex: one directory per skill holding `SKILL.md`, whose YAML front matter (between
-`---` lines) gives `name`, `description` and optionally `metadata.short-description`. Repository
-skills are looked up in `.agents/skills` of the working directory and of each parent up to the
-project root (the nearest folder holding a `.git`); user skills in `~/.agents/skills` and
-`$TETHER_HOME/skills` (Codex reads `~/.agents/skills` and `$CODEX_HOME/skills`). Only
-the front matter is read here: bodies are read by the model on demand, by path.
+`---` lines) gives `name`, `description` and optionally `metadata.short-description`. The roots a
+working directory sees (`skill_roots`), in Codex's order of scopes:
+
+- `repo`: `.agents/skills` of the working directory and of each parent up to the project root
+  (the nearest folder holding a `.git`);
+- `user`: `~/.agents/skills`, `$TETHER_HOME/skills` (Codex reads `~/.agents/skills` and
+  `$CODEX_HOME/skills`), and the roots added at run time (`SkillRoots`: `skills/extraRoots/set`;
+  plugins add theirs there too);
+- `system`: the skills shipped inside the package (`tether_server/system_skills`).
+
+Only the front matter is read here: bodies are read by the model on demand, by path.
 
 The model and any cloned repository write `.agents/skills`, so a `SKILL.md` is read by the
 `safe_read` rules: no symlink, regular files only, really inside the project (a user skill: not in
@@ -17,16 +23,21 @@ from __future__ import annotations
 
 import os
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Literal
 
 from tether_server import safe_read
+from tether_server.config.skills_config import Selector, is_enabled
 
-SkillScope = Literal["repo", "user"]
+SkillScope = Literal["repo", "user", "system", "admin"]
 
 MAX_SKILL_FILE_BYTES = 256 * 1024
 NO_FRONTMATTER = "missing YAML frontmatter delimited by ---"
+SYSTEM_SKILLS = Path(__file__).resolve().parent.parent / "system_skills"
+"""Tether's own skills, shipped as package data and listed with scope `system`."""
+
+_SCOPE_RANK = {"repo": 0, "user": 1, "system": 2, "admin": 3}
 
 
 @dataclass(frozen=True)
@@ -38,6 +49,8 @@ class Skill:
     path: Path
     scope: SkillScope
     short_description: str | None = None
+    enabled: bool = True
+    plugin_id: str | None = None
 
 
 @dataclass
@@ -49,26 +62,75 @@ class SkillScan:
 
 
 @dataclass(frozen=True)
-class _Where:
-    """Where a skills folder was found: the folder its files must stay in, and what is private."""
+class SkillRoot:
+    """A folder of skill folders.
 
-    root: Path
-    contained: bool
-    private: Sequence[Path]
+    `confine`: the folder a skill's files must really be inside (a repository's skills stay in
+    the project); None: anywhere but the daemon's private paths (a user's own folders).
+    `plugin_id`: the plugin that contributed the root, reported with each of its skills.
+    """
+
+    path: Path
+    scope: SkillScope
+    confine: Path | None = None
+    plugin_id: str | None = None
 
 
-def discover(cwd: Path, home: Path, user_home: Path | None = None, private: Sequence[Path] = ()) -> SkillScan:
-    """The skills seen from `cwd`: repository skills (outermost folder first), then user skills.
+class SkillRoots:
+    """The roots added while the daemon runs, by source: `extra` is `skills/extraRoots/set`'s.
+
+    One object shared by `skills/list` and the threads' context, so both see the same roots.
+    """
+
+    def __init__(self) -> None:
+        self._by_source: dict[str, tuple[SkillRoot, ...]] = {}
+
+    def set(self, source: str, roots: Sequence[SkillRoot]) -> None:
+        """Replace the roots of `source`."""
+        self._by_source[source] = tuple(roots)
+
+    def roots(self) -> tuple[SkillRoot, ...]:
+        """Every added root, in the order their sources were first set."""
+        return tuple(root for roots in self._by_source.values() for root in roots)
+
+
+def skill_roots(
+    cwd: Path, home: Path, user_home: Path | None = None, added: Sequence[SkillRoot] = ()
+) -> list[SkillRoot]:
+    """Every root `cwd` sees: repository roots (outermost first), user roots, added, system."""
+    project = _project_top(cwd)
+    roots = [SkillRoot(path, "repo", confine=project) for path in repo_skill_roots(cwd)]
+    roots += [SkillRoot(path, "user") for path in user_roots(home, user_home)]
+    roots += list(added)
+    roots.append(SkillRoot(SYSTEM_SKILLS, "system", confine=SYSTEM_SKILLS))
+    return roots
+
+
+def user_roots(home: Path, user_home: Path | None = None) -> list[Path]:
+    """The user's own skill folders."""
+    return [(user_home or Path.home()) / ".agents" / "skills", home / "skills"]
+
+
+def discover(
+    cwd: Path,
+    home: Path,
+    user_home: Path | None = None,
+    private: Sequence[Path] = (),
+    added: Sequence[SkillRoot] = (),
+    selectors: Sequence[Selector] = (),
+) -> SkillScan:
+    """The skills seen from `cwd`, by scope then name, each marked enabled or not by `selectors`.
 
     `home` is `$TETHER_HOME`; `user_home` the user's home directory (default `~`); `private` the
-    daemon's private and hidden paths, never read through a skills folder.
+    daemon's private and hidden paths, never read through a skills folder; `added` the roots
+    added at run time (`SkillRoots.roots()`); `selectors` the `[[skills.config]]` entries.
     """
     scan = SkillScan()
-    project = _project_top(cwd)
-    for root in _repo_skill_roots(cwd):
-        _scan_root(root, "repo", scan, _Where(project, True, private))
-    for root in ((user_home or Path.home()) / ".agents" / "skills", home / "skills"):
-        _scan_root(root, "user", scan, _Where(root, False, private))
+    found: list[Skill] = []
+    for root in skill_roots(cwd, home, user_home, added):
+        found += _scan_root(root, scan, private)
+    found.sort(key=lambda s: (_SCOPE_RANK[s.scope], s.name, str(s.path)))
+    scan.skills = [replace(s, enabled=is_enabled(s.name, s.path, selectors)) for s in found]
     return scan
 
 
@@ -79,7 +141,8 @@ def _project_top(cwd: Path) -> Path:
     return cwd
 
 
-def _repo_skill_roots(cwd: Path) -> list[Path]:
+def repo_skill_roots(cwd: Path) -> list[Path]:
+    """The existing `.agents/skills` folders of `cwd`'s repository (outermost first)."""
     chain: list[Path] = []
     for folder in (cwd, *cwd.parents):
         chain.append(folder)
@@ -91,23 +154,25 @@ def _repo_skill_roots(cwd: Path) -> list[Path]:
     return [root for root in roots if root.is_dir()]
 
 
-def _scan_root(root: Path, scope: SkillScope, scan: SkillScan, where: _Where) -> None:
+def _scan_root(root: SkillRoot, scan: SkillScan, private: Sequence[Path]) -> list[Skill]:
     try:
-        entries = sorted(p for p in root.iterdir() if not p.name.startswith("."))
+        # Dot folders are not skills (`$TETHER_HOME/skills/.system` is Codex's own system folder).
+        entries = sorted(p for p in root.path.iterdir() if not p.name.startswith("."))
     except OSError:
-        return
+        return []
     found: list[Skill] = []
+    within = root.confine if root.confine is not None else root.path
     for entry in entries:
         path = entry / "SKILL.md"
         if not os.path.lexists(path):
             continue
         try:
-            found.append(
-                parse_skill(path, scope, where.root, contained=where.contained, private=where.private)
-            )
+            skill = parse_skill(path, root.scope, within, contained=root.confine is not None, private=private)
         except ValueError as exc:
             scan.errors.append((path, str(exc)))
-    scan.skills.extend(sorted(found, key=lambda s: s.name))
+            continue
+        found.append(replace(skill, plugin_id=root.plugin_id))
+    return found
 
 
 def parse_skill(

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from tether_server import log, safe_read
+from tether_server.config.skills import SkillRoot
 from tether_server.core.settings import AdditionalContext, TurnSettings, sandbox_mode_of
 from tether_server.core.skills_context import skills_section
 
@@ -156,11 +157,16 @@ class ProjectDocs:
 
 
 def read_project_docs(
-    cwd: Path, home: Path | None, agents_max_bytes: int, context_window: int, private: Sequence[Path] = ()
+    cwd: Path,
+    home: Path | None,
+    agents_max_bytes: int,
+    context_window: int,
+    private: Sequence[Path] = (),
+    skill_roots: Sequence[SkillRoot] = (),
 ) -> ProjectDocs:
     """Blocking: run it off the event loop (`load_project_docs`)."""
     return ProjectDocs(
-        skills_section(cwd, home, context_window, private),
+        skills_section(cwd, home, context_window, private, skill_roots),
         agents_md(cwd, home, agents_max_bytes, private),
     )
 
@@ -171,10 +177,11 @@ async def load_project_docs(
     agents_max_bytes: int,
     context_window: int | None,
     private: Sequence[Path] = (),
+    skill_roots: Sequence[SkillRoot] = (),
 ) -> ProjectDocs:
     """`read_project_docs` on the safe-read pool; none at all when the files take too long."""
     window = context_window or DEFAULT_WINDOW
-    args = (cwd, home, agents_max_bytes, window, tuple(private))
+    args = (cwd, home, agents_max_bytes, window, tuple(private), tuple(skill_roots))
     try:
         return await safe_read.off_loop(read_project_docs, *args, deadline_s=DOCS_TIMEOUT_S)
     except TimeoutError:

@@ -31,6 +31,9 @@ class GoalPort(Protocol):
 
     async def set_status_for_model(self, thread_id: str, turn_id: str, status: str) -> dict[str, Any]: ...
 
+    async def turn_finishing(self, thread_id: str, turn_id: str, duration_ms: int) -> None:
+        """A turn is about to complete: its usage goes to the goal, announced before `turn/completed`."""
+
 
 def _spec(name: str, description: str, properties: dict[str, Any], required: list[str]) -> dict[str, Any]:
     parameters: dict[str, Any] = {"type": "object", "properties": properties, "required": required}

@@ -11,7 +11,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
-from tether_server.config.skills import Skill, discover
+from tether_server.config.skills import Skill, SkillRoot, discover
+from tether_server.config.skills_config import read_selectors
 
 BUDGET_SHARE = 0.02
 BYTES_PER_TOKEN = 4
@@ -21,11 +22,20 @@ def budget_bytes(context_window: int) -> int:
     return int(context_window * BUDGET_SHARE * BYTES_PER_TOKEN)
 
 
-def skills_section(cwd: Path, home: Path | None, context_window: int, private: Sequence[Path] = ()) -> str:
-    """The skills text for a thread in `cwd`, or "" when there are none (blocking: reads files)."""
+def skills_section(
+    cwd: Path,
+    home: Path | None,
+    context_window: int,
+    private: Sequence[Path] = (),
+    added: Sequence[SkillRoot] = (),
+) -> str:
+    """The enabled skills' text for a thread in `cwd`, or "" when there are none (blocking: reads
+    files). `added`: the roots added at run time; disabled skills (config.toml) are left out."""
     if home is None:
         return ""
-    skills = discover(cwd, home, private=private).skills
+    selectors = read_selectors(home / "config.toml")
+    scan = discover(cwd, home, private=private, added=added, selectors=selectors)
+    skills = [skill for skill in scan.skills if skill.enabled]
     return render(skills, budget_bytes(context_window)) if skills else ""
 
 

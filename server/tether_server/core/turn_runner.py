@@ -121,6 +121,7 @@ async def _record_context(session: TurnScope, turn: ActiveTurn) -> None:
             deps.agents_max_bytes,
             deps.context_window,
             (*deps.private_paths, *deps.hidden_paths),
+            deps.skill_roots.roots(),
         )
         extra = context.context_messages(session.settings, docs)
     else:
@@ -142,6 +143,9 @@ async def _finish(
     if status == "interrupted":
         await session.processes.close()
     tid = session.thread_id
+    if session.deps.goals is not None:
+        # As Codex: the goal's `thread/goal/updated` for this turn comes before the thread turns idle.
+        await session.deps.goals.turn_finishing(tid, turn.id, now_ms() - turn.started_mono_ms)
     if error is not None:
         await session.set_status(ev.SYSTEM_ERROR)
         await session.sink.emit(ev.TurnFailed(tid, turn.id, error, will_retry=False))

@@ -18,6 +18,7 @@ from tether_server.core import events as ev
 from tether_server.core.agent_tools import AgentPort
 from tether_server.core.dynamic_calls import DynamicTools
 from tether_server.core.execpolicy import ExecRules
+from tether_server.config.skills import SkillRoots
 from tether_server.core.goal_tools import GoalPort
 from tether_server.core.ids import now_ms, now_s, uuid7
 from tether_server.core.items import ThreadItem
@@ -51,6 +52,9 @@ class SessionDeps:
     web_search: str = "disabled"  # live | cached | disabled: the provider's hosted search
     mcp: McpManager | None = None
     goals: GoalPort | None = None  # the thread goals the model's goal tools read and change
+    # The skill roots added at run time (`skills/extraRoots/set`, plugins): `skills/list` and the
+    # threads' context read the same object.
+    skill_roots: SkillRoots = field(default_factory=SkillRoots)
     agents: AgentPort | None = None  # the sub-agents the model's multi-agent tools spawn and wait on
     # Provider id, model → the window the model's server reports (None: not known yet, or never);
     # set only when no window is configured, and then it wins over the default `context_window`.

@@ -2,8 +2,9 @@
 the agent while active.
 
 As Codex 0.169.0 (observed on the binary): a goal accrues the tokens (`last.totalTokens`) of every
-model response that completes while it is `active`, and the time of those turns; when a turn
-completes the thread hears `thread/goal/updated` with that turn's id. A completed turn leaves an
+model response that completes while it is `active`, and the time of those turns; as a turn ends
+the thread hears `thread/goal/updated` with that turn's id, before the thread turns idle and
+before `turn/completed`. A completed turn leaves an
 `active` goal working: a new turn starts at once with a note about the goal (the budget, what is
 used, what remains) and no user message. Once the tokens used reach the budget the goal becomes
 `budgetLimited` and no further turn starts. A goal set `active` on an idle loaded thread starts
@@ -213,7 +214,9 @@ class GoalBook:
             tokens = int(last.get("totalTokens", 0))
             self._spawn(self._accrue(event.thread_id, tokens))
         elif event.spec is sm.TURN_COMPLETED:
-            self._spawn(self._turn_completed(event.thread_id, dict(event.params.get("turn", {}))))
+            turn = event.params.get("turn", {})
+            if turn.get("status") == "completed":
+                self._spawn(self._continue(event.thread_id))
 
     def _spawn(self, work: Any) -> None:
         task = asyncio.get_running_loop().create_task(work)
@@ -243,23 +246,33 @@ class GoalBook:
         except StoreError as exc:  # a background write: logged, never raised into the loop
             _log.warning("goals.store_failed", thread_id=thread_id, error=str(exc))
 
-    async def _turn_completed(self, thread_id: str, turn: dict[str, Any]) -> None:
+    async def turn_finishing(self, thread_id: str, turn_id: str, duration_ms: int) -> None:
+        """`GoalPort.turn_finishing`: the turn's time joins the goal that worked in it, and the goal
+        is announced with the turn's id, before the thread goes idle and the turn completes."""
+        # The usage of the turn's last response is still being added (a listener's task).
+        await asyncio.gather(
+            *[t for t in self._tasks if t is not asyncio.current_task()], return_exceptions=True
+        )
         try:
             async with self._lock:
                 accrued = self._accrued.pop(thread_id, None)
                 goal = await self._store.get_goal(thread_id)
-                if goal is None:
+                if goal is None or accrued is None:
                     return
-                if accrued is not None:
-                    seconds = int(turn.get("durationMs") or 0) // 1000
-                    goal = {**goal, "timeUsedSeconds": int(goal["timeUsedSeconds"]) + seconds}
-                    await self._store.put_goal(thread_id, goal)
+                goal = {**goal, "timeUsedSeconds": int(goal["timeUsedSeconds"]) + duration_ms // 1000}
+                await self._store.put_goal(thread_id, goal)
+        except StoreError as exc:  # logged: a goal's bookkeeping never fails the turn
+            _log.warning("goals.store_failed", thread_id=thread_id, error=str(exc))
+            return
+        self.announce(thread_id, goal, turn_id)
+
+    async def _continue(self, thread_id: str) -> None:
+        try:
+            goal = await self._store.get_goal(thread_id)
         except StoreError as exc:
             _log.warning("goals.store_failed", thread_id=thread_id, error=str(exc))
             return
-        if accrued is not None:
-            self.announce(thread_id, goal, turn.get("id"))
-        if turn.get("status") == "completed":
+        if goal is not None:
             self.continue_if_active(thread_id, goal)
 
     def continue_if_active(self, thread_id: str, goal: dict[str, Any]) -> None:

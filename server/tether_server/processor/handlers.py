@@ -17,6 +17,7 @@ from tether_protocol import methods_desktop as mdesk
 from tether_protocol import methods_goals as mg
 from tether_protocol import methods_sections as msec
 from tether_protocol import methods_settings as ms
+from tether_protocol import methods_skills as msk
 from tether_protocol.common import WireModel
 from tether_protocol.spec import MethodSpec
 from tether_server.processor.methods import (
@@ -130,6 +131,8 @@ def build_routes(state: ServerState) -> dict[str, AnyRoute]:
         _route(state, m.CONFIG_REQUIREMENTS_READ, config.config_requirements_read),
         _route(state, m.HOOKS_LIST, hooks.hooks_list),
         _route(state, m.SKILLS_LIST, skills.skills_list),
+        _route(state, msk.SKILLS_EXTRA_ROOTS_SET, skills.skills_extra_roots_set),
+        _route(state, msk.SKILLS_CONFIG_WRITE, skills.skills_config_write),
         _route(state, m.PLUGIN_INSTALLED, plugin.plugin_installed),
         _route(state, m.ACCOUNT_BEDROCK_CHECK, account.bedrock_check),
         _route(state, m.THREAD_SEARCH, thread_extras.search),

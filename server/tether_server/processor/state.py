@@ -15,6 +15,7 @@ from tether_server.processor.file_jobs import FileJobs
 from tether_server.processor.fs_watch import FsWatches
 from tether_server.processor.fuzzy_sessions import FuzzySessions
 from tether_server.processor.goals import GoalBook
+from tether_server.processor.skills_watch import SkillsWatch
 from tether_server.processor.subscriptions import Subscriptions
 from tether_server.rpc.connection import Connection
 from tether_server.store.base import ThreadStore, TurnRecord
@@ -50,6 +51,7 @@ class ServerState:
     mcp: McpManager | None = None
     dynamic: DynamicToolCalls | None = None
     goals: GoalBook | None = None
+    skills_watch: SkillsWatch | None = None  # made by the first `skills/*` request that watches
 
     async def connection_closed(self, conn: Connection) -> None:
         """The one disconnect path: everything the connection held ends here."""
@@ -58,6 +60,8 @@ class ServerState:
             self.dynamic.connection_closed(conn)
         self.watches.connection_closed(conn)
         self.fuzzy.connection_closed(conn)
+        if self.skills_watch is not None:
+            self.skills_watch.connection_closed(conn)
         await self.commands.close_connection(conn.id)
 
     def connections(self) -> list[Connection]:

@@ -49,7 +49,21 @@ async def test_an_active_goal_keeps_the_agent_working_until_its_budget_is_spent(
     )
     assert final["params"]["goal"]["status"] == "budgetLimited"
     assert final["params"]["goal"]["tokensUsed"] == 360
+    last = final["params"]["turnId"]
+    await server.notification("turn/completed", after=mark, where=lambda p: p["turn"]["id"] == last)
     seen = server.since(mark)
+    # As Codex 0.169.0: each turn's goal update comes before the thread turns idle and the turn
+    # completes.
+    ends = [
+        m["method"]
+        for m in seen
+        if m.get("method") in ("thread/goal/updated", "thread/status/changed", "turn/completed")
+        and (m.get("method") != "thread/status/changed" or m["params"]["status"]["type"] == "idle")
+    ]
+    assert (
+        ends
+        == ["thread/goal/updated"] + ["thread/goal/updated", "thread/status/changed", "turn/completed"] * 3
+    )
     turns = [m["params"]["turn"] for m in seen if m.get("method") == "turn/completed"]
     assert len(turns) == 3 and all(t["status"] == "completed" for t in turns)
     # No one typed: a goal turn holds only what the agent did.
@@ -62,7 +76,7 @@ async def test_an_active_goal_keeps_the_agent_working_until_its_budget_is_spent(
     ]
     # Each request offers the goal tools and tells the model about the goal and its budget.
     first = fake_model.requests[0].body
-    assert [t["name"] for t in first["tools"] if "goal" in t["name"]] == [
+    assert [t["name"] for t in first["tools"] if "goal" in t.get("name", "")] == [
         "get_goal",
         "create_goal",
         "update_goal",
@@ -140,4 +154,6 @@ async def test_the_model_starts_a_goal_when_asked_and_it_then_drives_the_next_tu
     outputs = _outputs(fake_model.requests[2].body)
     assert outputs["c1"] == "goal budgets must be positive when provided"
     assert json.loads(outputs["c2"])["remainingTokens"] == 200
+    last = limited["params"]["turnId"]
+    await server.notification("turn/completed", after=mark, where=lambda p: p["turn"]["id"] == last)
     assert len([m for m in server.since(mark) if m.get("method") == "turn/completed"]) == 2

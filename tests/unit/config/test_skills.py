@@ -30,7 +30,7 @@ def _repo(tmp_path: Path) -> tuple[Path, Path, Path]:
     return repo, deep, home
 
 
-def test_repo_skills_from_the_root_down_to_cwd_then_user_skills(tmp_path: Path) -> None:
+def test_repo_skills_of_the_root_down_to_cwd_then_user_then_system_skills(tmp_path: Path) -> None:
     repo, deep, home = _repo(tmp_path)
     _skill(repo / ".agents" / "skills", "release", "Cut a release.")
     _skill(repo / "pkg" / ".agents" / "skills", "pkg-tests", "Run the package tests.")
@@ -38,13 +38,17 @@ def test_repo_skills_from_the_root_down_to_cwd_then_user_skills(tmp_path: Path) 
     _skill(home / "skills", "mine", '"Quoted: with a colon"', extra="metadata:\n  short-description: Mine\n")
     _skill(tmp_path / "user" / ".agents" / "skills", "everywhere", "From ~/.agents/skills.")
     scan = discover(deep, home, tmp_path / "user")
+    # As Codex orders them: by scope (repo, user, system), then by name.
     assert [(s.name, s.scope) for s in scan.skills] == [
-        ("release", "repo"),
         ("pkg-tests", "repo"),
+        ("release", "repo"),
         ("everywhere", "user"),
         ("mine", "user"),
+        ("create-skill", "system"),
+        ("install-skill", "system"),
+        ("write-agents-md", "system"),
     ]
-    mine = scan.skills[-1]
+    mine = scan.skills[3]
     assert mine.description == "Quoted: with a colon" and mine.short_description == "Mine"
     assert mine.path == home / "skills" / "mine" / "SKILL.md"
     assert scan.errors == []
@@ -59,7 +63,7 @@ def test_a_bad_skill_file_is_reported_and_the_others_still_load(tmp_path: Path) 
     (root / "nameless" / "SKILL.md").write_text("---\ndescription: x\n---\n")
     _skill(root, "good", "Fine.")
     scan = discover(repo, home, tmp_path / "user")
-    assert [s.name for s in scan.skills] == ["good"]
+    assert [s.name for s in scan.skills if s.scope != "system"] == ["good"]
     assert sorted((p.parent.name, msg) for p, msg in scan.errors) == [
         ("bare", NO_FRONTMATTER),
         ("nameless", "missing field `name`"),

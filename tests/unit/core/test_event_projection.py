@@ -121,6 +121,19 @@ ALL_ITEMS: list[items.ThreadItem] = [
         "d-1", None, "lookup", {"q": 1}, 10, "completed", [{"type": "inputText", "text": "ok"}], True, 2, 12
     ),
     items.ImageView("call-img", "/work/project/chart.png", 10, 12),
+    items.CollabAgentToolCall(
+        "call-spawn",
+        "spawnAgent",
+        "thr-parent",
+        10,
+        ["thr-child"],
+        "completed",
+        "do this",
+        "gpt-5.5",
+        "medium",
+        {"thr-child": {"status": "pendingInit", "message": None}},
+        12,
+    ),
 ]
 
 

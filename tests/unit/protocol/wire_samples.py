@@ -138,6 +138,14 @@ ITEMS: list[WireModel] = [
     *[it.WebSearchItem(id=f"ws_{i}", query="q", action=a) for i, a in enumerate(WEB_ACTIONS[1:], 2)],
     it.ContextCompactionItem(id="cc_1"),
     it.ImageViewItem(id="iv_1", path="/tmp/a.png"),
+    it.CollabAgentToolCallItem(
+        id="call_spawn",
+        tool="wait",
+        status="completed",
+        sender_thread_id="thr_1",
+        receiver_thread_ids=["thr_2"],
+        agents_states={"thr_2": it.CollabAgentState(status="completed", message="done")},
+    ),
     it.EnteredReviewModeItem(id="rv_1", review="current changes"),
     it.ExitedReviewModeItem(id="rv_2", review="looks good"),
 ]
