@@ -17,12 +17,13 @@ from tether_server import __version__, log, metrics, telemetry, warm_up
 from tether_server.auth import Credentials
 from tether_server.config import Config, LoadedConfig, prepare_home, resolve_api_key
 from tether_server.config.model import OtelExporter
+from tether_server.config.plugins import installed_plugin_contributions
 from tether_server.core import compaction, web_search
 from tether_server.core.execpolicy import RULES_DIR, ExecRules
 from tether_server.core.ids import now_s
 from tether_server.core.session import SessionDeps
 from tether_server.errors import ConfigError, SandboxError, TetherError
-from tether_server.processor import projection
+from tether_server.processor import plugin_runtime, projection
 from tether_server.processor.approvals import ApprovalBroker
 from tether_server.processor.dynamic_tools import DynamicToolCalls
 from tether_server.processor.goals import GoalBook
@@ -235,11 +236,15 @@ class App:
         subscriptions = Subscriptions(lambda: connections)
         loaded_threads: dict[str, ThreadHandle] = {}
         approvals = ApprovalBroker(requests, subscriptions, loaded_threads)
-        mcp_servers, mcp_warnings = parse_servers(self.loaded.config.mcp_servers)
+        plugins = await asyncio.to_thread(installed_plugin_contributions, self.home)
+        mcp_servers, mcp_warnings = parse_servers(
+            plugin_runtime.with_plugin_servers(self.loaded.config.mcp_servers, plugins)
+        )
         self.loaded.warnings.extend(mcp_warnings)
         mcp = McpManager(mcp_servers)
         deps = self._session_deps(providers, capability, approvals)
         deps.mcp = mcp
+        deps.skill_roots.set(plugin_runtime.PLUGIN_SKILLS, plugin_runtime.skill_roots(plugins))
         windows = ServedWindows(chat_servers(self.loaded, credentials.api_key))
         deps.served_window = None if self.loaded.config.model_context_window else windows
         threads = ThreadManager(store, deps, projection.notification, loaded_threads)

@@ -7,7 +7,8 @@ JSON. Every request id is unique (a counter), so answers can be counted per id.
 
 Values that would act outside the test are pinned (`pinned`): `command/exec` and
 `thread/shellCommand` only ever run `echo`, and the paths of `fs/*`, `config/*` and `feedback/*`
-methods (which write and remove files) all lie in a scratch directory.
+methods (which write and remove files) all lie in a scratch directory, and a marketplace is only
+ever a local folder there (never a clone from the network).
 """
 
 from __future__ import annotations
@@ -169,6 +170,11 @@ def pinned(method: str, params: Json, scratch: str) -> Json:
             if isinstance(params[key], str):
                 name = re.sub(r"[^A-Za-z0-9._-]", "_", params[key])[:60].lstrip(".")
                 params[key] = f"{scratch}/{name or 'x'}"
+    if method == "marketplace/add" and isinstance(params.get("source"), str):
+        # `owner/repo` or a URL would clone from the network: only local folders in the scratch.
+        params["source"] = f"{scratch}/" + re.sub(r"[^A-Za-z0-9._-]", "_", params["source"])[:60]
+    if method in ("plugin/install", "plugin/read") and isinstance(params.get("marketplacePath"), str):
+        params["marketplacePath"] = f"{scratch}/.agents/plugins/marketplace.json"
     if method == "command/exec" and isinstance(params.get("command"), list):
         params["command"] = ["echo", *(str(a)[:200] for a in params["command"])]
     if method == "thread/shellCommand" and isinstance(params.get("command"), str):

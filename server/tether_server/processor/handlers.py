@@ -15,6 +15,7 @@ from tether_protocol import methods as m
 from tether_protocol import methods_accounts as macc
 from tether_protocol import methods_desktop as mdesk
 from tether_protocol import methods_goals as mg
+from tether_protocol import methods_plugins as mpl
 from tether_protocol import methods_sections as msec
 from tether_protocol import methods_settings as ms
 from tether_protocol import methods_skills as msk
@@ -24,6 +25,7 @@ from tether_server.processor.methods import (
     account,
     account_extras,
     account_limits,
+    apps,
     command,
     config,
     experimental_feature,
@@ -32,6 +34,7 @@ from tether_server.processor.methods import (
     fuzzy,
     hooks,
     initialize,
+    marketplace,
     mcp,
     model,
     model_provider,
@@ -133,7 +136,25 @@ def build_routes(state: ServerState) -> dict[str, AnyRoute]:
         _route(state, m.SKILLS_LIST, skills.skills_list),
         _route(state, msk.SKILLS_EXTRA_ROOTS_SET, skills.skills_extra_roots_set),
         _route(state, msk.SKILLS_CONFIG_WRITE, skills.skills_config_write),
-        _route(state, m.PLUGIN_INSTALLED, plugin.plugin_installed),
+        _route(state, mpl.PLUGIN_INSTALLED, plugin.plugin_installed),
+        _route(state, mpl.PLUGIN_LIST, plugin.plugin_list),
+        _route(state, mpl.PLUGIN_READ, plugin.plugin_read),
+        _route(state, mpl.PLUGIN_INSTALL, plugin.plugin_install),
+        _route(state, mpl.PLUGIN_UNINSTALL, plugin.plugin_uninstall),
+        _route(state, mpl.PLUGIN_RECONCILE, plugin.plugin_reconcile),
+        _route(state, mpl.PLUGIN_SKILL_READ, plugin.plugin_skill_read),
+        _route(state, mpl.PLUGIN_SEARCH, plugin.plugin_search),
+        _route(state, mpl.MARKETPLACE_ADD, marketplace.marketplace_add),
+        _route(state, mpl.MARKETPLACE_REMOVE, marketplace.marketplace_remove),
+        _route(state, mpl.MARKETPLACE_UPGRADE, marketplace.marketplace_upgrade),
+        _route(state, mpl.PLUGIN_SHARE_SAVE, apps.share_save),
+        _route(state, mpl.PLUGIN_SHARE_UPDATE_TARGETS, apps.share_update_targets),
+        _route(state, mpl.PLUGIN_SHARE_LIST, apps.share_list),
+        _route(state, mpl.PLUGIN_SHARE_CHECKOUT, apps.share_checkout),
+        _route(state, mpl.PLUGIN_SHARE_DELETE, apps.share_delete),
+        _route(state, mpl.APP_LIST, apps.app_list),
+        _route(state, mpl.APP_READ, apps.app_read),
+        _route(state, mpl.APP_INSTALLED, apps.app_installed),
         _route(state, m.ACCOUNT_BEDROCK_CHECK, account.bedrock_check),
         _route(state, m.THREAD_SEARCH, thread_extras.search),
         _route(state, m.THREAD_READ_STATE_UPDATE, thread_extras.read_state_update),

@@ -9,8 +9,10 @@ from tether_protocol import server_methods as sm
 from tether_protocol.common import EmptyParams
 from tether_protocol.v2 import mcp as w
 from tether_server.config import load_config
+from tether_server.config.plugins import installed_plugin_contributions
 from tether_server.errors import ConfigError, InvalidRequest, NotFound
 from tether_server.processor import projection
+from tether_server.processor.plugin_runtime import with_plugin_servers
 from tether_server.processor.state import ServerState
 from tether_server.rpc.connection import Connection
 from tether_server.rpc.context import RequestContext
@@ -115,7 +117,8 @@ async def reload(state: ServerState, ctx: RequestContext, params: EmptyParams) -
     raw = (
         fresh.config.mcp_servers if fresh.config.mcp_servers is not None else state.config.config.mcp_servers
     )
-    servers, _warnings = parse_servers(raw)
+    plugins = await asyncio.to_thread(installed_plugin_contributions, state.home)
+    servers, _warnings = parse_servers(with_plugin_servers(raw, plugins))
     ctx.after_response(lambda: manager.reload(servers))
     return w.McpServerRefreshResponse()
 

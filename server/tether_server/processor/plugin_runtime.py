@@ -1,0 +1,43 @@
+"""Applying what installed plugins contribute to the running daemon: MCP servers and skill roots.
+
+Called at start and after every install or uninstall, so the next thread sees the change. The
+user's own `mcp_servers` win over a plugin's server of the same name.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+from tether_server.config.plugins import PluginContributions, installed_plugin_contributions
+from tether_server.config.skills import SkillRoot
+from tether_server.processor.state import ServerState
+from tether_server.tools.mcp.config import parse_servers
+
+PLUGIN_SKILLS = "plugins"
+# One plugin change at a time: an install and an uninstall racing would otherwise apply in either
+# order to the MCP manager.
+LOCK = asyncio.Lock()
+
+
+def with_plugin_servers(configured: Any, found: PluginContributions) -> Any:
+    """`mcp_servers` with the plugins' servers added under the names the user did not take."""
+    if configured is not None and not isinstance(configured, dict):
+        return configured
+    merged = dict(found.mcp_servers)
+    merged.update(configured or {})
+    return merged
+
+
+def skill_roots(found: PluginContributions) -> list[SkillRoot]:
+    """The plugins' skill folders; a plugin's skill files must stay inside its installed copy."""
+    return [SkillRoot(r.root, "user", confine=r.root, plugin_id=r.plugin_id) for r in found.skill_roots]
+
+
+async def apply_contributions(state: ServerState) -> None:
+    """Read the installed plugins and give their skills and MCP servers to the daemon."""
+    found = await asyncio.to_thread(installed_plugin_contributions, state.home)
+    state.threads.deps.skill_roots.set(PLUGIN_SKILLS, skill_roots(found))
+    if state.mcp is not None:
+        servers, _warnings = parse_servers(with_plugin_servers(state.config.config.mcp_servers, found))
+        await state.mcp.reload(servers)
