@@ -11,6 +11,7 @@ Each call shows as a `collabAgentToolCall` item of the calling thread.
 from __future__ import annotations
 
 import json
+import re
 import uuid
 from dataclasses import dataclass
 from typing import Any, Protocol
@@ -167,15 +168,25 @@ class AgentTools:
 
         return Tool(name, None, call)
 
+    def search(self, thread_id: str, arguments: dict[str, Any]) -> list[dict[str, Any]]:
+        """What `tool_search` adds for a query: the `multi_agent_v1` namespace with the tools whose
+        name or description shares a word with it (none where the thread is not given them)."""
+        query = set(_words(str(arguments.get("query") or "")))
+        if not query or not self._port.offered(thread_id):
+            return []
+        found = [spec for spec in SPECS if query & set(_words(f"{spec['name']} {spec['description']}"))]
+        if not found:
+            return []
+        return [{"type": "namespace", "name": NAMESPACE, "description": DESCRIPTION, "tools": found}]
 
-def namespace_definition() -> dict[str, Any]:
-    """The namespace as `tool_search` hands it to the model."""
-    return {
-        "type": "namespace",
-        "name": NAMESPACE,
-        "description": "Tools for spawning and managing sub-agents.",
-        "tools": [dict(spec) for spec in SPECS],
-    }
+
+DESCRIPTION = "Tools for spawning and managing sub-agents."
+_STOP_WORDS = frozenset({"a", "an", "the", "to", "of", "or", "and", "it", "its", "is", "for", "on", "with"})
+
+
+def _words(text: str) -> list[str]:
+    words = re.split(r"[^a-z0-9]+", text.lower())
+    return [w for w in words if w and w not in _STOP_WORDS]
 
 
 def _text(args: dict[str, Any], key: str) -> str | None:
