@@ -1,11 +1,13 @@
 """The method table's account-extras part: gateway sign-in, reset credits, credit nudges, the
-Windows sandbox and MCP OAuth login. `methods.CLIENT_METHODS` takes every spec of this module too."""
+Windows sandbox, MCP OAuth login and the provider form. `methods.CLIENT_METHODS` takes every spec
+of this module too."""
 
 from __future__ import annotations
 
 from tether_protocol.common import EmptyParams
 from tether_protocol.spec import MethodSpec
 from tether_protocol.v2 import account_extras as ax
+from tether_protocol.v2 import model_provider_write as mw
 
 ACCOUNT_GATEWAY_OAUTH_READ = MethodSpec(
     "account/gatewayOAuth/read",
@@ -54,4 +56,10 @@ MCP_SERVER_OAUTH_LOGIN = MethodSpec(
     ax.McpServerOauthLoginParams,
     ax.McpServerOauthLoginResponse,
     doc="Sign in to an HTTP MCP server with OAuth (Tether: refused with a clear error).",
+)
+MODEL_PROVIDER_CONFIG_WRITE = MethodSpec(
+    "modelProvider/config/write",
+    mw.ModelProviderConfigWriteParams,
+    mw.ModelProviderConfigWriteResponse,
+    doc="Create or edit a custom provider in config.toml (validated as Codex's settings form).",
 )

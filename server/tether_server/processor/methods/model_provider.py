@@ -34,7 +34,7 @@ def _auth(info: ModelProviderInfo) -> mp.GatewayAuth:
     return mp.NoneGatewayAuth()
 
 
-def _summary(provider_id: str, info: ModelProviderInfo) -> mp.ModelProviderSummary:
+def summary(provider_id: str, info: ModelProviderInfo) -> mp.ModelProviderSummary:
     return mp.ModelProviderSummary(
         id=provider_id,
         name=info.display_name(provider_id),
@@ -50,7 +50,7 @@ async def provider_list(
     """Custom providers, then OpenAI; the default is fixed when a `-c` flag chose it."""
     loaded = state.config
     providers = loaded.config.model_providers
-    custom = [_summary(pid, info) for pid, info in sorted(providers.items()) if pid not in BUILTIN_PROVIDERS]
+    custom = [summary(pid, info) for pid, info in sorted(providers.items()) if pid not in BUILTIN_PROVIDERS]
     return mp.ModelProviderListResponse(
         data=[*custom, _OPENAI],
         default_provider_id=loaded.config.model_provider,
