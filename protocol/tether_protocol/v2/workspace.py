@@ -26,6 +26,21 @@ HookEventName = Literal[
 ]
 
 
+HookSource = Literal[
+    "system",
+    "user",
+    "project",
+    "mdm",
+    "sessionFlags",
+    "plugin",
+    "cloudRequirements",
+    "cloudManagedConfig",
+    "legacyManagedConfigFile",
+    "legacyManagedConfigMdm",
+    "unknown",
+]
+
+
 class HooksListParams(WireModel):
     """`hooks/list` params: the working directories to inspect (empty: the daemon's cwd)."""
 
@@ -47,11 +62,15 @@ class HookMetadata(WireModel):
     event_name: HookEventName
     handler_type: Literal["command"] = "command"
     command: str
+    is_async: bool = Field(default=False, alias="async")
     matcher: str | None = None
     timeout_sec: int
     status_message: str | None = None
+    additional_context_limit: int | None = None
     source_path: str
-    source: Literal["user", "project"] = "user"
+    source: HookSource = "user"
+    plugin_id: str | None = None
+    environment_id: str | None = None
     display_order: int
     enabled: bool = True
     is_managed: bool = False

@@ -2,9 +2,14 @@
 
 The listing follows what codex 0.169.0's `hooks/list` reports for the same file: one entry per
 command handler, keyed `<file>:<event_in_snake_case>:<group>:<handler>`, the group's `matcher`,
-`timeout` in seconds (600 when unset), the handler's `statusMessage`, numbered in file order.
-Tether does not run hooks: every entry is reported `untrusted` (Codex's state for a hook nobody
-has reviewed, which it skips) and the listing carries a warning saying so.
+`timeout` in seconds (600 when unset), the handler's `statusMessage`, numbered in the order of the
+events (PreModelRequest first, Interrupt last), then file order within an event.
+
+Trust is recorded as Codex records it, in the user's config.toml: `[hooks.state."<key>"]` with
+`trusted_hash = "<currentHash>"` (and `enabled = false` to switch a hook off). A hook whose entry
+is missing is `untrusted`, one whose definition changed since (another hash) is `modified`; only
+`trusted` and enabled hooks run. The hash is Tether's own (sha256 of the handler's definition): a
+trust recorded by Codex for the same hook reads as `modified` until trusted again.
 """
 
 from __future__ import annotations
@@ -12,9 +17,10 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-from dataclasses import dataclass
+from collections.abc import Sequence
+from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 DEFAULT_TIMEOUT_S = 600
 EVENTS = (
@@ -33,7 +39,18 @@ EVENTS = (
     "Stop",
     "Interrupt",
 )
-NOT_RUN = "Tether does not run hooks yet; the hooks configured in {path} are listed but never run"
+TrustStatus = Literal["trusted", "untrusted", "modified", "managed"]
+
+
+@dataclass(frozen=True)
+class HookLayer:
+    """One place hooks come from: a config file's `[hooks]` table (config.toml, a trusted project's
+    `.codex/config.toml`, an installed plugin's hook config)."""
+
+    table: Any
+    path: Path
+    source: str = "user"  # HookSource on the wire: user, project, plugin...
+    plugin_id: str | None = None
 
 
 @dataclass(frozen=True)
@@ -41,7 +58,7 @@ class Hook:
     """One command handler of a configured hook group."""
 
     key: str
-    event_name: str  # camelCase, as on the wire
+    event: str  # PascalCase, as in config.toml and on a hook's stdin
     command: str
     matcher: str | None
     timeout_sec: int
@@ -49,61 +66,127 @@ class Hook:
     source_path: Path
     display_order: int
     current_hash: str
+    source: str = "user"
+    plugin_id: str | None = None
+    is_async: bool = False
+    additional_context_limit: int | None = None
+    trust_status: TrustStatus = "untrusted"
+    enabled: bool = True
+
+    @property
+    def event_name(self) -> str:
+        """camelCase, as on the wire."""
+        return self.event[:1].lower() + self.event[1:]
+
+    @property
+    def runs(self) -> bool:
+        return self.enabled and self.trust_status in ("trusted", "managed")
 
 
 @dataclass
 class HookScan:
-    hooks: list[Hook]
-    warnings: list[str]
-    errors: list[str]
+    hooks: list[Hook] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+    errors: list[tuple[Path, str]] = field(default_factory=list)
+
+    def running(self) -> list[Hook]:
+        return [hook for hook in self.hooks if hook.runs]
 
 
 def configured_hooks(table: Any, source: Path) -> HookScan:
-    """The hooks of a config file's `[hooks]` table (`source` names the file)."""
-    scan = HookScan([], [], [])
+    """The hooks of one config file's `[hooks]` table, trusted by its own `hooks.state`."""
+    return discover([HookLayer(table, source)], table.get("state") if isinstance(table, dict) else None)
+
+
+def discover(layers: Sequence[HookLayer], state: Any) -> HookScan:
+    """Every layer's hooks, numbered together; `state` is the user config's `hooks.state` table."""
+    found: list[tuple[int, int, Hook]] = []
+    scan = HookScan()
+    for layer_no, layer in enumerate(layers):
+        found.extend((EVENTS.index(hook.event), layer_no, hook) for hook in _layer_hooks(layer, scan))
+    found.sort(key=lambda entry: (entry[0], entry[1]))
+    states = state if isinstance(state, dict) else {}
+    for order, (_, _, hook) in enumerate(found):
+        entry = states.get(hook.key)
+        entry = entry if isinstance(entry, dict) else {}
+        scan.hooks.append(
+            _with(hook, order, _trust(entry.get("trusted_hash"), hook.current_hash), entry.get("enabled"))
+        )
+    return scan
+
+
+def _trust(trusted_hash: Any, current: str) -> TrustStatus:
+    if not isinstance(trusted_hash, str):
+        return "untrusted"
+    return "trusted" if trusted_hash == current else "modified"
+
+
+def _with(hook: Hook, order: int, trust: TrustStatus, enabled: Any) -> Hook:
+    return replace(hook, display_order=order, trust_status=trust, enabled=enabled is not False)
+
+
+def _layer_hooks(layer: HookLayer, scan: HookScan) -> list[Hook]:
+    table = layer.table
     if not isinstance(table, dict):
-        return scan
+        return []
+    hooks: list[Hook] = []
     for event, groups in table.items():
         if event == "state":
-            continue  # per-hook trust and enablement, written by Codex; not an event
+            continue  # per-hook trust and enablement, written by the user's client; not an event
         if event not in EVENTS or not isinstance(groups, list):
-            scan.errors.append(f"hooks.{event}: not a hook event (expected one of {', '.join(EVENTS)})")
+            expected = ", ".join(EVENTS)
+            scan.errors.append((layer.path, f"hooks.{event}: not a hook event (expected one of {expected})"))
             continue
         for g, group in enumerate(groups):
             handlers = group.get("hooks") if isinstance(group, dict) else None
             for h, handler in enumerate(handlers if isinstance(handlers, list) else []):
-                _add(scan, event, g, h, group, handler, source)
-    if scan.hooks:
-        scan.warnings.append(NOT_RUN.format(path=source))
-    return scan
+                hook = _handler(scan, layer, event, g, h, group, handler)
+                if hook is not None:
+                    hooks.append(hook)
+    return hooks
 
 
-def _add(
-    scan: HookScan, event: str, g: int, h: int, group: dict[str, Any], handler: Any, source: Path
-) -> None:
+def _handler(
+    scan: HookScan, layer: HookLayer, event: str, g: int, h: int, group: dict[str, Any], handler: Any
+) -> Hook | None:
     where = f"hooks.{event}[{g}].hooks[{h}]"
     if not isinstance(handler, dict) or handler.get("type", "command") != "command":
-        scan.warnings.append(f"{where}: only command hooks are listed")
-        return
+        scan.warnings.append(f"{where}: only command hooks are run")
+        return None
     command = handler.get("command")
     if not isinstance(command, str) or not command:
-        scan.errors.append(f"{where}: missing `command`")
-        return
-    timeout = handler.get("timeout")
+        scan.errors.append((layer.path, f"{where}: missing `command`"))
+        return None
+    timeout = handler.get("timeout", handler.get("timeoutSec"))
     matcher, status = group.get("matcher"), handler.get("statusMessage")
+    limit = handler.get("additionalContextLimit")
     snake = re.sub(r"(?<!^)(?=[A-Z])", "_", event).lower()
     definition = {"event": event, "matcher": matcher, "handler": handler}
     digest = hashlib.sha256(json.dumps(definition, sort_keys=True, default=str).encode()).hexdigest()
-    scan.hooks.append(
-        Hook(
-            key=f"{source}:{snake}:{g}:{h}",
-            event_name=event[:1].lower() + event[1:],
-            command=command,
-            matcher=matcher if isinstance(matcher, str) else None,
-            timeout_sec=timeout if isinstance(timeout, int) and timeout > 0 else DEFAULT_TIMEOUT_S,
-            status_message=status if isinstance(status, str) else None,
-            source_path=source,
-            display_order=len(scan.hooks),
-            current_hash=f"sha256:{digest}",
-        )
+    return Hook(
+        key=f"{layer.path}:{snake}:{g}:{h}",
+        event=event,
+        command=command,
+        matcher=matcher if isinstance(matcher, str) else None,
+        timeout_sec=timeout if isinstance(timeout, int) and timeout > 0 else DEFAULT_TIMEOUT_S,
+        status_message=status if isinstance(status, str) else None,
+        source_path=layer.path,
+        display_order=0,
+        current_hash=f"sha256:{digest}",
+        source=layer.source,
+        plugin_id=layer.plugin_id,
+        is_async=handler.get("async") is True,
+        additional_context_limit=limit if isinstance(limit, int) and limit >= 0 else None,
     )
+
+
+def matches(hook: Hook, subject: str | None) -> bool:
+    """Whether `hook` applies to `subject` (a tool name, a session start's source): no matcher,
+    `*` or an empty one match everything; otherwise the matcher is a regular expression that must
+    match the whole subject."""
+    if hook.matcher in (None, "", "*") or subject is None:
+        return True
+    try:
+        return re.fullmatch(hook.matcher, subject) is not None
+    except re.error:
+        return hook.matcher == subject

@@ -223,6 +223,39 @@ class TerminalInteraction(ItemDelta):
     stdin: str
 
 
+# ---- hooks -----------------------------------------------------------------------------------------
+
+
+@dataclass(slots=True)
+class HookRun:
+    """One run of one configured hook handler, as its start and end report it."""
+
+    id: str
+    event_name: str  # camelCase
+    scope: str  # thread | turn
+    source_path: str
+    source: str
+    display_order: int
+    status: str  # running | completed | failed | blocked | stopped
+    status_message: str | None
+    started_at: int  # unix seconds
+    execution_mode: str = "sync"
+    completed_at: int | None = None
+    duration_ms: int | None = None
+    entries: tuple[tuple[str, str], ...] = ()  # (kind, text)
+
+
+@dataclass(slots=True)
+class HookStarted(TurnEvent):
+    durability: ClassVar[Durability] = Durability.LAZY
+    run: HookRun
+
+
+@dataclass(slots=True)
+class HookCompleted(TurnEvent):
+    run: HookRun
+
+
 # ---- approvals -------------------------------------------------------------------------------------
 
 

@@ -62,6 +62,7 @@ class ThreadSession:
         self._reviewer = AutoReviewer()
         self._side_tasks: set[asyncio.Task[None]] = set()
         self.dynamic: DynamicTools | None = None  # the tools the client declared on thread/start
+        self.hooks_session_started = False
 
     @property
     def thread_id(self) -> str:

@@ -16,13 +16,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
-from tether_server import metrics, telemetry
-from tether_server.core import items
 from tether_server.core.approval import Ask
 from tether_server.core.execpolicy import ExecRules
+from tether_server.core.hooks import TurnHooks
 from tether_server.core.ports import EventSink
 from tether_server.sandbox.runner import PreparedCommand
 from tether_server.tools.exec.sessions import ProcessSessions
+
+from tether_server import metrics, telemetry
+from tether_server.core import items
 
 CommandGate = Callable[[dict[str, Any], Path, Path, list[str], bool], PreparedCommand]
 """(sandbox policy, policy cwd, workdir, argv, sandboxed) → the command to spawn; raises SandboxError
@@ -171,6 +173,8 @@ class ToolContext:
     private_paths: tuple[Path, ...] = ()
     # Hidden from commands but not the daemon's (credential stores): a patch there needs approval.
     hidden_paths: tuple[Path, ...] = ()
+    hooks: TurnHooks | None = None
+    """The turn's PreToolUse / PostToolUse hooks (None: none configured)."""
 
 
 async def dispatch(ctx: ToolContext, call: Mapping[str, Any]) -> dict[str, Any]:
@@ -184,13 +188,39 @@ async def dispatch(ctx: ToolContext, call: Mapping[str, Any]) -> dict[str, Any]:
         metrics.tool_call(ctx.registry.metric_label(request.name)) as timed,
     ):
         try:
-            output = await _run(ctx, request)
+            output = await _run_hooked(ctx, request)
         except ToolArgumentError as exc:
             output = ToolOutput(str(exc), success=False)
         timed.outcome = "ok" if output.success else "failed"
         span.set({"tether.tool.success": output.success})
     model_output: str | list[dict[str, Any]] = output.text if output.content is None else output.content
     return {"type": out_type, "call_id": request.call_id, "output": model_output}
+
+
+def _hook_subject(call: ToolCall) -> tuple[str, dict[str, Any]] | None:
+    """(tool_name, tool_input) a hook sees for a call, as Codex names them; None: no hook applies."""
+    if call.name == "exec_command" and not call.freeform:
+        cmd = parse_arguments(call.raw).get("cmd")
+        return ("Bash", {"command": cmd}) if isinstance(cmd, str) else None
+    return None
+
+
+async def _run_hooked(ctx: ToolContext, call: ToolCall) -> ToolOutput:
+    """The call between its PreToolUse hooks (which may block it: it then never runs, and the
+    model is told why) and its PostToolUse hooks."""
+    hooks = ctx.hooks
+    subject = _hook_subject(call) if hooks is not None else None
+    if hooks is None or subject is None:
+        return await _run(ctx, call)
+    name, tool_input = subject
+    fields = {"tool_name": name, "tool_input": tool_input, "tool_use_id": call.call_id}
+    pre = await hooks.run("PreToolUse", fields, name, call.call_id)
+    if pre.block_reason is not None:
+        text = f"Command blocked by PreToolUse hook: {pre.block_reason}. Command: {tool_input['command']}"
+        return ToolOutput(text, success=False)
+    output = await _run(ctx, call)
+    await hooks.run("PostToolUse", {**fields, "tool_response": output.text}, name, call.call_id)
+    return output
 
 
 async def _run(ctx: ToolContext, call: ToolCall) -> ToolOutput:

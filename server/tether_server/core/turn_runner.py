@@ -13,21 +13,23 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from tether_server import log, metrics, telemetry
-from tether_server.core import compaction, context, external_tools, items, plan_mode
-from tether_server.core import events as ev
 from tether_server.core.agent_tools import AgentTools
 from tether_server.core.approval import TurnCancelled
 from tether_server.core.goal_tools import GoalTools
 from tether_server.core.history import normalized
+from tether_server.core.hooks import TurnHooks
 from tether_server.core.ids import now_ms, now_s, uuid7
 from tether_server.core.proposed_plan import ProposedPlan
-from tether_server.core.toolbox import ToolContext, ToolRegistry
 from tether_server.core.turn import SamplingResult, TurnRun, sample_with_retries
-from tether_server.core.turn_scope import ActiveTurn, TurnScope
 from tether_server.errors import ConfigError, ProviderError, TetherError
 from tether_server.providers.base import ModelRequest
 from tether_server.store.base import TurnRecord
+
+from tether_server import log, metrics, telemetry
+from tether_server.core import compaction, context, external_tools, items, plan_mode, turn_hooks
+from tether_server.core import events as ev
+from tether_server.core.toolbox import ToolContext, ToolRegistry
+from tether_server.core.turn_scope import ActiveTurn, TurnScope
 
 _log = log.get("tether.core.session")
 
@@ -178,6 +180,7 @@ async def sample_until_done(session: TurnScope, turn: ActiveTurn) -> items.Agent
     deps = session.deps
     modes = plan_mode.tools(session.settings, session.ask_user)
     goals = GoalTools(deps.goals) if deps.goals is not None else None
+    hooks = await asyncio.to_thread(turn_hooks.turn_hooks, session, turn)  # reads config files
     agents = AgentTools(deps.agents) if deps.agents is not None else None
     tools = external_tools.registry(deps.web_search, deps.mcp, session.dynamic, modes, goals, agents=agents)
     run = TurnRun(
@@ -185,7 +188,7 @@ async def sample_until_done(session: TurnScope, turn: ActiveTurn) -> items.Agent
         turn_id=turn.id,
         provider=session.deps.provider_for(session.settings.model_provider),
         sink=session.sink,
-        tools=_tool_context(session, turn, tools),
+        tools=_tool_context(session, turn, tools, hooks),
         build_request=lambda: _build_request(session, turn, tools),
         record_history=lambda item: session.recorder.history_entry(turn.id, item),
         usage=session.usage,
@@ -198,34 +201,66 @@ async def sample_until_done(session: TurnScope, turn: ActiveTurn) -> items.Agent
     if session.needs_compaction():
         await compaction.run_in_turn(session, turn)
     starting = deps.mcp
+    await turn_hooks.session_start(hooks, session, turn)
+    first = True
     while True:
-        await _record_user_input(session, turn)
+        if await _record_user_input(session, turn, hooks) and first:
+            return final  # a UserPromptSubmit hook blocked the turn's input: nothing to ask the model
+        first = False
         if starting is not None:
             # The first request waits for MCP servers still starting (each at most its startup
             # timeout): a user who asks for a server's tool at once would find it missing.
             await starting.wait_started()
             starting = None
             continue  # input steered in meanwhile goes into this first request
-        result: SamplingResult = await sample_with_retries(run)
+        result: SamplingResult = await _sample(run, session, hooks)
         final = result.last_agent_message or final
         if not result.needs_follow_up and not turn.pending:
+            await turn_hooks.stop(hooks, final.text if final is not None else None)
             return final
         if session.needs_compaction():
             await compaction.run_in_turn(session, turn)
 
 
-async def _record_user_input(session: TurnScope, turn: ActiveTurn) -> None:
-    """Record every pending input as a user message item (and into the model history)."""
+async def _sample(run: TurnRun, session: TurnScope, hooks: TurnHooks | None) -> SamplingResult:
+    if hooks is None:
+        return await sample_with_retries(run)
+    await hooks.run("PreModelRequest", {})
+    result = await sample_with_retries(run)
+    last = session.usage.last
+    usage = {
+        "input_tokens": last.input_tokens,
+        "cached_input_tokens": last.cached_input_tokens,
+        "cache_write_input_tokens": 0,
+        "output_tokens": last.output_tokens,
+        "reasoning_output_tokens": last.reasoning_output_tokens,
+        "total_tokens": last.total_tokens,
+    }
+    await hooks.run("PostModelRequest", {"status": "completed", "error": None, "token_usage": usage})
+    return result
+
+
+async def _record_user_input(session: TurnScope, turn: ActiveTurn, hooks: TurnHooks | None = None) -> bool:
+    """Record every pending input as a user message item (and into the model history), after its
+    UserPromptSubmit hooks; True when hooks blocked every pending input."""
     recorder = session.recorder
+    recorded = blocked_any = False
     while turn.pending:
         # What the client sent along with this input reaches the model just before it, once.
         for entry in context.additional_context(session.settings.additional_context):
             recorder.history_entry(turn.id, entry)
         session.settings = replace(session.settings, additional_context=())
         content, client_id = turn.pending.pop(0)
+        blocked, contexts = await turn_hooks.user_prompt_submit(hooks, items.text_of(content))
+        if blocked is not None:
+            blocked_any = True
+            continue  # the prompt never reaches the model; hook/completed says why
+        recorded = True
         item = items.UserMessage(uuid7(), content, client_id, now_ms())
         await session.sink.emit(ev.ItemStarted(session.thread_id, turn.id, item))
         recorder.history_entry(turn.id, items.user_input_to_model(content))
+        for text in contexts:
+            recorder.history_entry(turn.id, context.text_message("developer", text))
         item.completed_at_ms = now_ms()
         recorder.item(turn.id, item)
         if not recorder.record.preview:
@@ -234,9 +269,12 @@ async def _record_user_input(session: TurnScope, turn: ActiveTurn) -> None:
         await session.sink.emit(ev.ItemCompleted(session.thread_id, turn.id, item))
     # Nothing awaited since the last check of `pending`: a steer from now on is a new one.
     turn.steered.clear()
+    return blocked_any and not recorded
 
 
-def _tool_context(session: TurnScope, turn: ActiveTurn, tools: ToolRegistry) -> ToolContext:
+def _tool_context(
+    session: TurnScope, turn: ActiveTurn, tools: ToolRegistry, hooks: TurnHooks | None = None
+) -> ToolContext:
     thread_id, settings, deps = session.thread_id, session.settings, session.deps
     return ToolContext(
         thread_id=thread_id,
@@ -257,6 +295,7 @@ def _tool_context(session: TurnScope, turn: ActiveTurn, tools: ToolRegistry) -> 
         exec_rules=deps.exec_rules,
         private_paths=deps.private_paths,
         hidden_paths=deps.hidden_paths,
+        hooks=hooks,
     )
 
 

@@ -9,26 +9,28 @@ below the session, with no import cycle in the core.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
-from tether_server.core import events as ev
+from tether_server.config.hooks import Hook
+from tether_server.config.skills import SkillRoots
 from tether_server.core.agent_tools import AgentPort
 from tether_server.core.dynamic_calls import DynamicTools
 from tether_server.core.execpolicy import ExecRules
-from tether_server.config.skills import SkillRoots
 from tether_server.core.goal_tools import GoalPort
 from tether_server.core.ids import now_ms, now_s, uuid7
 from tether_server.core.items import ThreadItem
 from tether_server.core.ports import ApprovalPort, EventSink
 from tether_server.core.recorder import ThreadRecorder
 from tether_server.core.settings import TurnSettings
-from tether_server.core.toolbox import CommandGate
 from tether_server.core.usage import UsageTracker
 from tether_server.tools.exec.sessions import ProcessSessions
 from tether_server.tools.mcp.manager import McpManager
+
+from tether_server.core import events as ev
+from tether_server.core.toolbox import CommandGate
 
 
 @dataclass
@@ -59,6 +61,9 @@ class SessionDeps:
     # Provider id, model → the window the model's server reports (None: not known yet, or never);
     # set only when no window is configured, and then it wins over the default `context_window`.
     served_window: Callable[[str, str], int | None] | None = None
+    # cwd → the configured hooks that run there (trusted, enabled), read afresh for each turn so
+    # that trusting a hook takes effect at the next turn; None: no hooks at all.
+    hooks: Callable[[Path], Sequence[Hook]] | None = None
 
 
 @dataclass
@@ -104,6 +109,8 @@ class TurnScope(WorkScope, Protocol):
     processes: ProcessSessions
     approved_for_session: set[str]
     dynamic: DynamicTools | None
+    hooks_session_started: bool
+    """Whether this loaded thread ran its SessionStart hooks already."""
 
     async def set_status(self, status: ev.ThreadStatus) -> None: ...
 

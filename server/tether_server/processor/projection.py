@@ -16,6 +16,7 @@ from typing import Any, TypeVar
 from tether_protocol import server_methods as sm
 from tether_protocol.common import WireModel
 from tether_protocol.spec import AnyNotificationSpec, NotificationSpec, WireParams
+from tether_protocol.v2 import hooks as hk
 from tether_protocol.v2 import notifications as n
 from tether_protocol.v2.mcp import McpToolCallProgressNotification
 from tether_protocol.v2.review import (
@@ -259,6 +260,37 @@ def _review_completed(
         "decisionSource": "agent",
     }
     return WireParams(params)
+
+
+def _hook_run(e: ev.HookStarted | ev.HookCompleted) -> Params:
+    run = e.run
+    summary = {
+        "id": run.id,
+        "eventName": run.event_name,
+        "handlerType": "command",
+        "executionMode": run.execution_mode,
+        "scope": run.scope,
+        "sourcePath": run.source_path,
+        "source": run.source,
+        "displayOrder": run.display_order,
+        "status": run.status,
+        "statusMessage": run.status_message,
+        "startedAt": run.started_at,
+        "completedAt": run.completed_at,
+        "durationMs": run.duration_ms,
+        "entries": [{"kind": kind, "text": text} for kind, text in run.entries],
+    }
+    return {"threadId": e.thread_id, "turnId": e.turn_id, "run": summary}
+
+
+@_projects(ev.HookStarted, sm.HOOK_STARTED)
+def _hook_started(e: ev.HookStarted) -> WireParams[hk.HookStartedNotification]:
+    return WireParams(_hook_run(e))
+
+
+@_projects(ev.HookCompleted, sm.HOOK_COMPLETED)
+def _hook_completed(e: ev.HookCompleted) -> WireParams[hk.HookCompletedNotification]:
+    return WireParams(_hook_run(e))
 
 
 @_projects(ev.ApprovalResolved, sm.SERVER_REQUEST_RESOLVED)

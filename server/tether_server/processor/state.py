@@ -8,6 +8,7 @@ from pathlib import Path
 
 from tether_server.auth import Credentials
 from tether_server.config import LoadedConfig
+from tether_server.config.hook_sources import ExtraLayers
 from tether_server.processor.approvals import ApprovalBroker
 from tether_server.processor.command_registry import CommandExecs
 from tether_server.processor.dynamic_tools import DynamicToolCalls
@@ -51,6 +52,9 @@ class ServerState:
     mcp: McpManager | None = None
     dynamic: DynamicToolCalls | None = None
     goals: GoalBook | None = None
+    # More places hooks come from besides config.toml and trusted projects (installed plugins):
+    # each maps a working directory to hook layers; hooks/list and the turns read them alike.
+    hook_sources: list[ExtraLayers] = field(default_factory=list)
     skills_watch: SkillsWatch | None = None  # made by the first `skills/*` request that watches
 
     async def connection_closed(self, conn: Connection) -> None:

@@ -5,12 +5,12 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-
 from tether_protocol.methods import SERVER_NOTIFICATIONS, SERVER_REQUESTS
+from tether_server.providers.base import TokenUsage
+
 from tether_server.core import events as ev
 from tether_server.core import items
 from tether_server.processor import projection
-from tether_server.providers.base import TokenUsage
 
 T, U = "thread-1", "turn-1"
 _AGENT = items.AgentMessage("msg-1", "hello", 10)
@@ -41,6 +41,32 @@ SAMPLES: list[ev.CoreEvent] = [
     ev.AutoReviewStarted(T, U, "rev-1", "call-1", 10, _ACTION),
     ev.AutoReviewCompleted(T, U, "rev-1", "call-1", 10, _ACTION, "denied", "high", "no", 20),
     ev.ApprovalResolved(T, 4),
+    ev.HookStarted(
+        T,
+        U,
+        ev.HookRun(
+            "pre-tool-use:0:/c.toml:call-1", "preToolUse", "turn", "/c.toml", "user", 0, "running", None, 1
+        ),
+    ),
+    ev.HookCompleted(
+        T,
+        U,
+        ev.HookRun(
+            "stop:1:/c.toml",
+            "stop",
+            "turn",
+            "/c.toml",
+            "user",
+            1,
+            "failed",
+            "s",
+            1,
+            "sync",
+            2,
+            5,
+            (("error", "x"),),
+        ),
+    ),
 ]
 
 

@@ -264,7 +264,7 @@ async def test_two_clients_writing_from_the_same_version_one_wins_the_other_conf
     assert ("b = 1" in table) != ("c = 1" in table)
 
 
-async def test_hooks_list_reports_the_configured_hooks_that_tether_does_not_run(
+async def test_hooks_list_reports_a_configured_hook_untrusted_until_its_hash_is_recorded(
     app: App, connect: Connect, workdir: Path
 ) -> None:
     client = await connect()
@@ -284,4 +284,12 @@ async def test_hooks_list_reports_the_configured_hooks_that_tether_does_not_run(
         5,
     )
     assert listed["trustStatus"] == "untrusted" and listed["sourcePath"] == path
-    assert any("does not run hooks" in warning for warning in entry["warnings"])
+    assert (listed["source"], listed["enabled"], listed["async"]) == ("user", True, False)
+    assert entry["warnings"] == []
+    # Trusted as Codex records it: the hook's current hash under `hooks.state."<key>"`.
+    state = {listed["key"]: {"trusted_hash": listed["currentHash"]}}
+    await client.request(
+        "config/batchWrite", {"edits": [{"keyPath": "hooks.state", "value": state, "mergeStrategy": "upsert"}]}
+    )
+    (entry,) = (await client.request("hooks/list", {"cwds": [str(workdir)]}))["data"]
+    assert entry["hooks"][0]["trustStatus"] == "trusted"

@@ -6,11 +6,11 @@ from tests.unit.protocol import message_samples as msgs
 from tests.unit.protocol import wire_samples as s
 from tests.unit.protocol.desktop_samples import desktop_samples
 from tests.unit.protocol.files_samples import files_samples, files_schemaless
+from tests.unit.protocol.hook_samples import HOOK_OBJECTS
 from tests.unit.protocol.mcp_samples import mcp_samples, mcp_schemaless
 from tests.unit.protocol.section_samples import section_samples
 from tests.unit.protocol.settings_samples import settings_samples
 from tests.unit.protocol.workspace_samples import workspace_samples
-
 from tether_protocol.common import WireModel
 from tether_protocol.v2 import account as acct
 from tether_protocol.v2 import approvals as ap
@@ -368,7 +368,9 @@ _notification_samples: list[tuple[str, WireModel]] = [
     (type(model).__name__, model) for model in msgs.NOTIFICATION_SAMPLES.values()
 ]
 
-REFERENCE_SAMPLES: list[tuple[str, WireModel]] = _union_samples + _object_samples + _notification_samples
+REFERENCE_SAMPLES: list[tuple[str, WireModel]] = (
+    _union_samples + _object_samples + _notification_samples + HOOK_OBJECTS
+)
 """(reference definition name, instance) for every model that has a counterpart in the reference."""
 
 SCHEMALESS_MODELS: dict[str, WireModel] = {

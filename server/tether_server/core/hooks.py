@@ -1,0 +1,222 @@
+"""Running the configured hooks of one turn at each of its events, and what their answers mean.
+
+What Codex 0.169.0 does, observed with command hooks that dump their stdin and answer in each way:
+
+* Only hooks the user trusted (and left enabled) run; the others are skipped without a word.
+* Each run is announced by `hook/started` and ends with `hook/completed` carrying its status
+  (`completed`, `failed`, `blocked`, `stopped`) and entries (`context`, `feedback`, `error`...).
+* Exit 0: stdout is a JSON object (`decision: "block"` + `reason`; `hookSpecificOutput` with
+  `permissionDecision: "deny"` + `permissionDecisionReason` or `additionalContext`; `continue:
+  false` + `stopReason`; `systemMessage`) or, for SessionStart and UserPromptSubmit, plain text
+  taken as context for the model.
+* Exit 2: blocked, stderr is the reason (`feedback`). Another exit code: failed, `hook exited with
+  code N`. Past its timeout the hook is killed: failed, `hook timed out after Ns`.
+* Context reaches the model as a developer message after the user's input; past the hook's
+  `additionalContextLimit` (2,500 tokens when unset, 0 never) the full text goes to a file and
+  the model gets a preview and the file's path.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import tempfile
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+from tether_server.config.hooks import Hook, matches
+from tether_server.core import events as ev
+from tether_server.core.ids import now_s, uuid7
+from tether_server.core.ports import EventSink
+from tether_server.tools.hooks import HookProcessResult, run_command_hook
+
+DEFAULT_CONTEXT_LIMIT_TOKENS = 2_500
+PREVIEW_CHARS = 2_000
+BLOCKING = frozenset({"PreToolUse", "PermissionRequest", "PostToolUse", "UserPromptSubmit", "Stop"})
+PLAIN_TEXT_CONTEXT = frozenset({"SessionStart", "UserPromptSubmit"})
+THREAD_SCOPED = frozenset({"SessionStart", "SessionEnd"})
+
+
+@dataclass
+class HookOutcome:
+    """What the hooks of one event decided, together."""
+
+    blocked: list[str] = field(default_factory=list)
+    """The reasons of the hooks that blocked (empty: nothing blocked)."""
+    contexts: list[str] = field(default_factory=list)
+    """Text for the model, already cut to its limit."""
+    stopped: str | None = None
+
+    @property
+    def block_reason(self) -> str | None:
+        return "; ".join(self.blocked) if self.blocked else None
+
+
+@dataclass
+class _Answer:
+    status: str
+    entries: list[tuple[str, str]] = field(default_factory=list)
+    block: str | None = None
+    context: str | None = None
+    stop: str | None = None
+
+
+class TurnHooks:
+    """The hooks that run in one turn, with what every hook's stdin shares."""
+
+    def __init__(
+        self,
+        hooks: Sequence[Hook],
+        *,
+        thread_id: str,
+        turn_id: str,
+        cwd: Path,
+        env: Mapping[str, str],
+        sink: EventSink,
+        common: Mapping[str, Any],
+    ) -> None:
+        self._hooks = list(hooks)
+        self._thread_id, self._turn_id = thread_id, turn_id
+        self._cwd, self._env, self._sink = cwd, dict(env), sink
+        self._common = dict(common)
+        self._background: set[asyncio.Task[_Answer]] = set()
+
+    def has(self, event: str) -> bool:
+        return any(hook.event == event for hook in self._hooks)
+
+    async def run(
+        self, event: str, fields: Mapping[str, Any], subject: str | None = None, run_suffix: str = ""
+    ) -> HookOutcome:
+        """Run `event`'s hooks that match `subject` (a tool name), each with `fields` added to the
+        common stdin; sync ones are awaited together, async ones left running."""
+        outcome = HookOutcome()
+        chosen = [hook for hook in self._hooks if hook.event == event and matches(hook, subject)]
+        if not chosen:
+            return outcome
+        payload = {**self._common, "hook_event_name": event, **fields}
+        stdin = json.dumps(payload, ensure_ascii=False).encode()
+        runs = [self._new_run(hook, run_suffix) for hook in chosen]
+        for run in runs:
+            await self._sink.emit(ev.HookStarted(self._thread_id, self._turn_id, run))
+        waits = []
+        for hook, run in zip(chosen, runs, strict=True):
+            if hook.is_async:
+                task = asyncio.create_task(self._run_one(hook, run, stdin))
+                self._background.add(task)
+                task.add_done_callback(self._background.discard)
+            else:
+                waits.append(self._run_one(hook, run, stdin))
+        for answer in await asyncio.gather(*waits):
+            if answer.block is not None:
+                outcome.blocked.append(answer.block)
+            if answer.context is not None:
+                outcome.contexts.append(answer.context)
+            if answer.stop is not None and outcome.stopped is None:
+                outcome.stopped = answer.stop
+        return outcome
+
+    def _new_run(self, hook: Hook, suffix: str) -> ev.HookRun:
+        kebab = "".join("-" + c.lower() if c.isupper() else c for c in hook.event).lstrip("-")
+        run_id = f"{kebab}:{hook.display_order}:{hook.source_path}" + (f":{suffix}" if suffix else "")
+        return ev.HookRun(
+            id=run_id,
+            event_name=hook.event_name,
+            scope="thread" if hook.event in THREAD_SCOPED else "turn",
+            source_path=str(hook.source_path),
+            source=hook.source,
+            display_order=hook.display_order,
+            status="running",
+            status_message=hook.status_message,
+            started_at=now_s(),
+            execution_mode="async" if hook.is_async else "sync",
+        )
+
+    async def _run_one(self, hook: Hook, run: ev.HookRun, stdin: bytes) -> _Answer:
+        result = await run_command_hook(hook.command, stdin, self._cwd, self._env, hook.timeout_sec)
+        answer = interpret(hook.event, result, hook.timeout_sec)
+        if answer.context is not None:
+            answer.context = await asyncio.to_thread(
+                spill, answer.context, hook.additional_context_limit, run.id
+            )
+        done = replace(
+            run,
+            status=answer.status,
+            entries=tuple(answer.entries),
+            completed_at=now_s(),
+            duration_ms=result.duration_ms,
+        )
+        await self._sink.emit(ev.HookCompleted(self._thread_id, self._turn_id, done))
+        return answer
+
+
+def interpret(event: str, result: HookProcessResult, timeout_s: int) -> _Answer:
+    """A finished hook process read as Codex reads it."""
+    if result.error is not None:
+        return _Answer("failed", [("error", result.error)])
+    if result.timed_out:
+        return _Answer("failed", [("error", f"hook timed out after {timeout_s}s")])
+    if result.exit_code == 2 and event in BLOCKING:
+        reason = result.stderr.strip()
+        return _Answer("blocked", [("feedback", reason)], block=reason)
+    if result.exit_code != 0:
+        return _Answer("failed", [("error", f"hook exited with code {result.exit_code}")])
+    text = result.stdout.strip()
+    if not text:
+        return _Answer("completed")
+    try:
+        decoded = json.loads(text) if text.startswith("{") else None
+    except json.JSONDecodeError:
+        decoded = None
+    if isinstance(decoded, dict):
+        return _json_answer(event, decoded)
+    if event in PLAIN_TEXT_CONTEXT:
+        return _Answer("completed", [("context", text)], context=text)
+    return _Answer("completed")
+
+
+def _json_answer(event: str, out: dict[str, Any]) -> _Answer:
+    answer = _Answer("completed")
+    specific = out.get("hookSpecificOutput")
+    specific = specific if isinstance(specific, dict) else {}
+    message = out.get("systemMessage")
+    if isinstance(message, str) and message:
+        answer.entries.append(("warning", message))
+    if out.get("continue") is False:
+        stop_reason = out.get("stopReason")
+        answer.stop = stop_reason if isinstance(stop_reason, str) else ""
+        answer.status = "stopped"
+        answer.entries.append(("stop", answer.stop))
+        return answer
+    reason: Any = None
+    if out.get("decision") == "block":
+        reason = out.get("reason")
+    elif specific.get("permissionDecision") == "deny" or specific.get("decision") == "deny":
+        reason = specific.get("permissionDecisionReason", specific.get("reason"))
+    if reason is not None and event in BLOCKING:
+        answer.block = reason if isinstance(reason, str) else ""
+        answer.status = "blocked"
+        answer.entries.append(("feedback", answer.block))
+        return answer
+    context = specific.get("additionalContext")
+    if isinstance(context, str) and context:
+        answer.context = context
+        answer.entries.append(("context", context))
+    return answer
+
+
+def spill(text: str, limit_tokens: int | None, run_id: str) -> str:
+    """`text` as the model gets it: whole when under the limit (about 4 characters a token), else
+    a preview and the path of a file holding all of it."""
+    limit = DEFAULT_CONTEXT_LIMIT_TOKENS if limit_tokens is None else limit_tokens
+    if limit == 0 or len(text) <= limit * 4:
+        return text
+    folder = Path(tempfile.gettempdir()) / "tether-hook-context"
+    folder.mkdir(mode=0o700, parents=True, exist_ok=True)
+    path = folder / f"{uuid7()}.txt"
+    path.write_text(text, encoding="utf-8")
+    return (
+        f"{text[:PREVIEW_CHARS]}\n\n[hook {run_id}: additional context of {len(text)} characters cut "
+        f"here; the full text is in {path}]"
+    )

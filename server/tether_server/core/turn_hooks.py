@@ -1,0 +1,77 @@
+"""Where a turn meets its hooks: the stdin every hook of the turn shares, and the turn's events.
+
+The fields are those Codex 0.169.0 writes (observed by hooks that dump their stdin):
+`session_id`, `turn_id`, `transcript_path`, `cwd`, `hook_event_name`, `model`, `permission_mode`,
+and per event `source` (SessionStart), `prompt` (UserPromptSubmit), `tool_name`, `tool_input`,
+`tool_use_id`, `tool_response` (Pre/PostToolUse), `stop_hook_active`, `last_assistant_message`
+(Stop), `status`, `error`, `token_usage` (PostModelRequest). Tether keeps no rollout file, so
+`transcript_path` is null.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from tether_server.core import context
+from tether_server.core.hooks import TurnHooks
+from tether_server.core.turn_scope import ActiveTurn, TurnScope
+
+
+def permission_mode(approval_policy: Any) -> str:
+    """Codex's name for the approval policy: no asking at all is `bypassPermissions`."""
+    return "bypassPermissions" if approval_policy == "never" else "default"
+
+
+def turn_hooks(session: TurnScope, turn: ActiveTurn) -> TurnHooks | None:
+    """The turn's hooks, read afresh from the config (None when none would run)."""
+    find = session.deps.hooks
+    if find is None:
+        return None
+    cwd = Path(session.settings.cwd)
+    hooks = find(cwd)
+    if not hooks:
+        return None
+    common = {
+        "session_id": session.thread_id,
+        "turn_id": turn.id,
+        "transcript_path": None,
+        "cwd": str(cwd),
+        "model": session.settings.model,
+        "permission_mode": permission_mode(session.settings.approval_policy),
+    }
+    env = {**session.deps.env, "CODEX_THREAD_ID": session.thread_id, "TETHER_THREAD_ID": session.thread_id}
+    return TurnHooks(
+        hooks,
+        thread_id=session.thread_id,
+        turn_id=turn.id,
+        cwd=cwd,
+        env=env,
+        sink=session.sink,
+        common=common,
+    )
+
+
+async def session_start(hooks: TurnHooks | None, session: TurnScope, turn: ActiveTurn) -> None:
+    """SessionStart, once per loaded thread, at its first turn; its context goes to the model."""
+    if hooks is None or session.hooks_session_started or not hooks.has("SessionStart"):
+        return
+    session.hooks_session_started = True
+    source = "startup" if turn.ordinal == 0 else "resume"
+    outcome = await hooks.run("SessionStart", {"source": source}, source)
+    for text in outcome.contexts:
+        session.recorder.history_entry(turn.id, context.text_message("developer", text))
+
+
+async def user_prompt_submit(hooks: TurnHooks | None, prompt: str) -> tuple[str | None, list[str]]:
+    """(the reason a hook blocked the prompt, or None; context for the model)."""
+    if hooks is None:
+        return None, []
+    outcome = await hooks.run("UserPromptSubmit", {"prompt": prompt})
+    return outcome.block_reason, outcome.contexts
+
+
+async def stop(hooks: TurnHooks | None, last_message: str | None) -> None:
+    if hooks is not None:
+        fields = {"stop_hook_active": False, "last_assistant_message": last_message}
+        await hooks.run("Stop", fields)

@@ -1,0 +1,215 @@
+"""Hooks from config.toml run as Codex 0.169.0 runs them (observed on the binary against the fake model,
+with hooks that dump their stdin): only once the user trusted them (`hooks.state."<key>".trusted_hash`);
+each run between `hook/started` and `hook/completed`; a PreToolUse hook that exits 2 blocks the
+command, which never runs, and the model reads `Command blocked by PreToolUse hook: <stderr>. Command:
+<cmd>`; a UserPromptSubmit hook's `additionalContext` reaches the model as a developer message after the
+user's; a hook past its timeout is killed and reported `hook timed out after Ns`."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+from tests.conftest import StartApp
+from tests.support import schema
+from tests.support.rpcclient import RpcClient
+from tether_testing import script
+from tether_testing.fake_responses import FakeResponsesServer
+
+
+def _hook_script(folder: Path, body: str) -> Path:
+    """An executable hook that keeps its stdin in `stdin.json` beside it, then runs `body`."""
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / "hook.sh"
+    path.write_text(f'#!/bin/sh\ncat > "{folder}/stdin.json"\n{body}\n')
+    path.chmod(0o755)
+    return path
+
+
+async def _configure(server: RpcClient, event: str, command: str, seconds: int = 10) -> dict[str, Any]:
+    handler = {"type": "command", "command": command, "timeout": seconds, "statusMessage": "checking"}
+    group: dict[str, Any] = {"hooks": [handler]}
+    if "ToolUse" in event:
+        group["matcher"] = "Bash"
+    # Only this event's table: the trust recorded in `hooks.state` stays.
+    edit = {"keyPath": f"hooks.{event}", "value": [group], "mergeStrategy": "replace"}
+    await server.request("config/batchWrite", {"edits": [edit]})
+    (entry,) = (await server.request("hooks/list", {"cwds": []}))["data"]
+    (hook,) = entry["hooks"]
+    return dict(hook)
+
+
+async def _trust(server: RpcClient, hook: dict[str, Any]) -> None:
+    state = {hook["key"]: {"trusted_hash": hook["currentHash"]}}
+    edit = {"keyPath": "hooks.state", "value": state, "mergeStrategy": "upsert"}
+    await server.request("config/batchWrite", {"edits": [edit]})
+
+
+async def _turn(server: RpcClient, workdir: Path, text: str, thread_id: str | None = None) -> tuple[str, int]:
+    if thread_id is None:
+        started = await server.request(
+            "thread/start", {"cwd": str(workdir), "sandbox": "workspace-write", "approvalPolicy": "never"}
+        )
+        thread_id = str(started["thread"]["id"])
+    mark = server.mark()
+    await server.request("turn/start", {"threadId": thread_id, "input": [{"type": "text", "text": text}]})
+    await server.notification("turn/completed", after=mark)
+    return thread_id, mark
+
+
+def _hook_messages(server: RpcClient, mark: int) -> list[dict[str, Any]]:
+    return [m for m in server.since(mark) if str(m.get("method", "")).startswith("hook/")]
+
+
+def _function_outputs(fake: FakeResponsesServer) -> dict[str, Any]:
+    return {
+        i["call_id"]: i["output"]
+        for r in fake.requests
+        for i in r.body["input"]
+        if i.get("type") == "function_call_output"
+    }
+
+
+async def test_a_pre_tool_use_hook_blocks_a_command_which_never_runs_and_the_model_hears_why(
+    start_app: StartApp, fake_model: FakeResponsesServer, workdir: Path, tmp_path: Path
+) -> None:
+    fake_model.add(
+        script.reply(script.function_call("exec_command", {"cmd": "touch marker"}, "call_1")),
+        script.text_reply("understood"),
+    )
+    server = await start_app()
+    hook_dir = tmp_path / "hook"
+    hook = await _configure(
+        server, "PreToolUse", str(_hook_script(hook_dir, 'echo "no touching" >&2; exit 2'))
+    )
+    await _trust(server, hook)
+    thread_id, mark = await _turn(server, workdir, "make a marker")
+
+    assert not (workdir / "marker").exists()
+    assert _function_outputs(fake_model)["call_1"] == (
+        "Command blocked by PreToolUse hook: no touching. Command: touch marker"
+    )
+    seen = server.since(mark)
+    assert not [
+        m
+        for m in seen
+        if m.get("method") == "item/started" and m["params"]["item"]["type"] == "commandExecution"
+    ]
+    started, completed = _hook_messages(server, mark)
+    assert [started["method"], completed["method"]] == ["hook/started", "hook/completed"]
+    run = completed["params"]["run"]
+    assert run["id"] == f"pre-tool-use:0:{hook['sourcePath']}:call_1"
+    assert (run["eventName"], run["status"], run["scope"], run["executionMode"]) == (
+        "preToolUse",
+        "blocked",
+        "turn",
+        "sync",
+    )
+    assert run["entries"] == [{"kind": "feedback", "text": "no touching"}]
+    assert started["params"]["run"]["status"] == "running" and started["params"]["run"]["entries"] == []
+    assert completed["params"]["threadId"] == thread_id
+    assert schema.notification_errors(started) == [] and schema.notification_errors(completed) == []
+    stdin = json.loads((hook_dir / "stdin.json").read_text())
+    assert {
+        k: stdin[k] for k in ("hook_event_name", "tool_name", "tool_input", "tool_use_id", "session_id")
+    } == {
+        "hook_event_name": "PreToolUse",
+        "tool_name": "Bash",
+        "tool_input": {"command": "touch marker"},
+        "tool_use_id": "call_1",
+        "session_id": thread_id,
+    }
+    assert (stdin["cwd"], stdin["permission_mode"]) == (str(workdir), "bypassPermissions")
+
+
+async def test_an_untrusted_hook_does_not_run_until_the_user_trusts_it(
+    start_app: StartApp, fake_model: FakeResponsesServer, workdir: Path, tmp_path: Path
+) -> None:
+    fake_model.add(
+        script.reply(script.function_call("exec_command", {"cmd": "touch first"}, "call_1")),
+        script.text_reply("done"),
+        script.reply(script.function_call("exec_command", {"cmd": "touch second"}, "call_2")),
+        script.text_reply("blocked"),
+    )
+    server = await start_app()
+    hook_dir = tmp_path / "hook"
+    hook = await _configure(server, "PreToolUse", str(_hook_script(hook_dir, 'echo "no" >&2; exit 2')))
+    assert hook["trustStatus"] == "untrusted"
+    thread_id, mark = await _turn(server, workdir, "first")
+    assert (workdir / "first").exists()
+    assert not (hook_dir / "stdin.json").exists()
+    assert _hook_messages(server, mark) == []
+
+    await _trust(server, hook)
+    _, mark = await _turn(server, workdir, "second", thread_id)
+    assert not (workdir / "second").exists()
+    assert [m["method"] for m in _hook_messages(server, mark)] == ["hook/started", "hook/completed"]
+
+    # A changed definition is `modified`, and does not run until trusted again.
+    await _configure(server, "PreToolUse", str(_hook_script(hook_dir, "exit 2")) + " --changed")
+    (entry,) = (await server.request("hooks/list", {"cwds": [str(workdir)]}))["data"]
+    assert entry["hooks"][0]["trustStatus"] == "modified"
+
+
+async def test_a_user_prompt_submit_hook_adds_context_the_model_reads(
+    start_app: StartApp, fake_model: FakeResponsesServer, workdir: Path, tmp_path: Path
+) -> None:
+    fake_model.add(script.text_reply("ok"))
+    server = await start_app()
+    answer = {
+        "hookSpecificOutput": {"hookEventName": "UserPromptSubmit", "additionalContext": "CTX-FROM-HOOK"}
+    }
+    hook_dir = tmp_path / "hook"
+    command = _hook_script(hook_dir, f"echo '{json.dumps(answer)}'")
+    await _trust(server, await _configure(server, "UserPromptSubmit", str(command)))
+    _, mark = await _turn(server, workdir, "hello")
+
+    body = fake_model.requests[0].body["input"]
+    texts = [(i.get("role"), i["content"][0].get("text")) for i in body if i.get("type") == "message"]
+    assert texts[-2:] == [("user", "hello"), ("developer", "CTX-FROM-HOOK")]
+    _, completed = _hook_messages(server, mark)
+    assert completed["params"]["run"]["entries"] == [{"kind": "context", "text": "CTX-FROM-HOOK"}]
+    assert completed["params"]["run"]["status"] == "completed"
+    stdin = json.loads((hook_dir / "stdin.json").read_text())
+    assert (stdin["hook_event_name"], stdin["prompt"]) == ("UserPromptSubmit", "hello")
+    # The hook ran before the user's message was announced, as in Codex.
+    methods = [m.get("method") for m in server.since(mark)]
+    assert methods.index("hook/completed") < methods.index("item/started")
+
+
+async def test_a_hanging_hook_is_killed_at_its_timeout(
+    start_app: StartApp, fake_model: FakeResponsesServer, workdir: Path, tmp_path: Path
+) -> None:
+    fake_model.add(script.text_reply("ok"))
+    server = await start_app()
+    hook_dir = tmp_path / "hook"
+    body = f'sleep 300 & echo $! > "{hook_dir}/pid"; wait'
+    await _trust(
+        server, await _configure(server, "UserPromptSubmit", str(_hook_script(hook_dir, body)), seconds=1)
+    )
+    _, mark = await _turn(server, workdir, "hello")
+
+    _, completed = _hook_messages(server, mark)
+    run = completed["params"]["run"]
+    assert (run["status"], run["entries"]) == (
+        "failed",
+        [{"kind": "error", "text": "hook timed out after 1s"}],
+    )
+    assert 1000 <= run["durationMs"] < 10_000
+    # What the hook started went with it (at most a zombie waiting for its reaper).
+    pid = int((hook_dir / "pid").read_text())
+    assert _gone(pid)
+    # The turn went on without the hook.
+    assert [
+        m["params"]["turn"]["status"] for m in server.since(mark) if m.get("method") == "turn/completed"
+    ] == ["completed"]
+
+
+def _gone(pid: int) -> bool:
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except FileNotFoundError:
+        return True
+    return stat.rsplit(")", 1)[1].split()[0] in ("Z", "X") or not os.path.exists(f"/proc/{pid}")
