@@ -112,6 +112,8 @@ async def test_spawn_child_turn_and_wait_return_the_childs_final_message(
     seen = server.since(mark)
     child_turn = [m["method"] for m in seen if (m.get("params") or {}).get("threadId") == agent]
     assert "turn/started" in child_turn and "turn/completed" in child_turn
+    # As on Codex, no thread/started is sent for a spawned thread.
+    assert not [m for m in seen if m.get("method") == "thread/started"]
     completed = collab_items(seen, "item/completed")
     assert [(i["tool"], i["status"]) for i in completed] == [
         ("spawnAgent", "completed"),
@@ -159,6 +161,8 @@ async def test_the_child_thread_reads_and_lists_as_codexs_spawned_agents(
     spawned = await server.request("thread/list", {"sourceKinds": ["subAgentThreadSpawn"]})
     assert [t["id"] for t in spawned["data"]] == [agent]
     assert spawned["data"][0]["parentThreadId"] == parent
+    # Closed by close_agent: unloaded, as on Codex.
+    assert (await server.request("thread/loaded/list", {}))["data"] == [parent]
 
 
 async def test_a_childs_command_approval_is_asked_of_the_parents_client(
@@ -222,7 +226,7 @@ async def test_bad_calls_answer_as_codex_does(
     assert not any("spawn_agent" in json.dumps(t) for t in fake_model.requests[0].body["tools"])
 
 
-async def test_a_child_is_not_offered_the_tools_and_the_feature_flag_turns_them_off(
+async def test_features_multi_agent_false_turns_the_tools_off(
     start_app: StartApp, fake_model: FakeResponsesServer, workdir: Path
 ) -> None:
     fake_model.add(script.reply(agent_call("spawn_agent", {"message": "x"}, "c1")), script.text_reply("done"))
@@ -267,3 +271,4 @@ async def test_limits_a_second_agent_past_max_threads_and_a_child_cannot_spawn(
     assert out["second"] == "agent thread limit reached"
     # max_depth 1 (Codex's default): the child's own spawn is not a tool it has.
     assert out["from_child"] == "unsupported call: spawn_agent"
+
