@@ -10,16 +10,20 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
+from tether_protocol import server_methods as sm
 from tether_protocol.methods import CLIENT_METHODS
 from tether_protocol.v2.notifications import ConfigWarningNotification
+from tether_server import __version__, log, metrics, telemetry, warm_up
 from tether_server.auth import Credentials
 from tether_server.config import Config, LoadedConfig, prepare_home, resolve_api_key
 from tether_server.config.model import OtelExporter
 from tether_server.config.plugins import installed_plugin_contributions
+from tether_server.core import compaction, web_search
 from tether_server.core.execpolicy import RULES_DIR, ExecRules
 from tether_server.core.ids import now_s
 from tether_server.core.session import SessionDeps
 from tether_server.errors import ConfigError, SandboxError, TetherError
+from tether_server.processor import plugin_runtime, projection
 from tether_server.processor.approvals import ApprovalBroker
 from tether_server.processor.dynamic_tools import DynamicToolCalls
 from tether_server.processor.goals import GoalBook
@@ -28,17 +32,12 @@ from tether_server.processor.lifecycle import IdleUnloader
 from tether_server.processor.methods import mcp as processor_mcp
 from tether_server.processor.methods.hooks import running_hooks
 from tether_server.processor.read_marks import ReadMarks
+from tether_server.processor.state import ServerState
 from tether_server.processor.subagents import SubAgents
 from tether_server.processor.subscriptions import Subscriptions
 from tether_server.providers.base import ModelProvider, ProviderSettings
 from tether_server.providers.deferred import DeferredProvider, responses_loaded
 from tether_server.providers.served_windows import ServedWindows, chat_servers
-
-from tether_protocol import server_methods as sm
-from tether_server import __version__, log, metrics, telemetry, warm_up
-from tether_server.core import compaction, web_search
-from tether_server.processor import plugin_runtime, projection
-from tether_server.processor.state import ServerState
 
 if TYPE_CHECKING:
     from tether_server.providers.responses import ResponsesProvider

@@ -16,15 +16,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
+from tether_server import metrics, telemetry
+from tether_server.core import items
 from tether_server.core.approval import Ask
 from tether_server.core.execpolicy import ExecRules
 from tether_server.core.hooks import TurnHooks
 from tether_server.core.ports import EventSink
 from tether_server.sandbox.runner import PreparedCommand
 from tether_server.tools.exec.sessions import ProcessSessions
-
-from tether_server import metrics, telemetry
-from tether_server.core import items
 
 CommandGate = Callable[[dict[str, Any], Path, Path, list[str], bool], PreparedCommand]
 """(sandbox policy, policy cwd, workdir, argv, sandboxed) → the command to spawn; raises SandboxError

@@ -13,6 +13,9 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+from tether_server import log, metrics, telemetry
+from tether_server.core import compaction, context, external_tools, items, plan_mode, turn_hooks
+from tether_server.core import events as ev
 from tether_server.core.agent_tools import AgentTools
 from tether_server.core.approval import TurnCancelled
 from tether_server.core.goal_tools import GoalTools
@@ -20,16 +23,12 @@ from tether_server.core.history import normalized
 from tether_server.core.hooks import TurnHooks
 from tether_server.core.ids import now_ms, now_s, uuid7
 from tether_server.core.proposed_plan import ProposedPlan
+from tether_server.core.toolbox import ToolContext, ToolRegistry
 from tether_server.core.turn import SamplingResult, TurnRun, sample_with_retries
+from tether_server.core.turn_scope import ActiveTurn, TurnScope
 from tether_server.errors import ConfigError, ProviderError, TetherError
 from tether_server.providers.base import ModelRequest
 from tether_server.store.base import TurnRecord
-
-from tether_server import log, metrics, telemetry
-from tether_server.core import compaction, context, external_tools, items, plan_mode, turn_hooks
-from tether_server.core import events as ev
-from tether_server.core.toolbox import ToolContext, ToolRegistry
-from tether_server.core.turn_scope import ActiveTurn, TurnScope
 
 _log = log.get("tether.core.session")
 

@@ -16,6 +16,7 @@ from typing import Any, Protocol
 
 from tether_server.config.hooks import Hook
 from tether_server.config.skills import SkillRoots
+from tether_server.core import events as ev
 from tether_server.core.agent_tools import AgentPort
 from tether_server.core.dynamic_calls import DynamicTools
 from tether_server.core.execpolicy import ExecRules
@@ -25,12 +26,10 @@ from tether_server.core.items import ThreadItem
 from tether_server.core.ports import ApprovalPort, EventSink
 from tether_server.core.recorder import ThreadRecorder
 from tether_server.core.settings import TurnSettings
+from tether_server.core.toolbox import CommandGate
 from tether_server.core.usage import UsageTracker
 from tether_server.tools.exec.sessions import ProcessSessions
 from tether_server.tools.mcp.manager import McpManager
-
-from tether_server.core import events as ev
-from tether_server.core.toolbox import CommandGate
 
 
 @dataclass

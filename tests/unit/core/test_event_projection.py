@@ -5,12 +5,12 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from tether_protocol.methods import SERVER_NOTIFICATIONS, SERVER_REQUESTS
-from tether_server.providers.base import TokenUsage
 
+from tether_protocol.methods import SERVER_NOTIFICATIONS, SERVER_REQUESTS
 from tether_server.core import events as ev
 from tether_server.core import items
 from tether_server.processor import projection
+from tether_server.providers.base import TokenUsage
 
 T, U = "thread-1", "turn-1"
 _AGENT = items.AgentMessage("msg-1", "hello", 10)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from tests.unit.protocol import wire_samples as s
 from tests.unit.protocol.hook_samples import HOOK_NOTIFICATIONS
+
 from tether_protocol.common import WireModel
 from tether_protocol.v2 import account as acct
 from tether_protocol.v2 import approvals as ap

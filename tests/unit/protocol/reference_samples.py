@@ -11,6 +11,7 @@ from tests.unit.protocol.mcp_samples import mcp_samples, mcp_schemaless
 from tests.unit.protocol.section_samples import section_samples
 from tests.unit.protocol.settings_samples import settings_samples
 from tests.unit.protocol.workspace_samples import workspace_samples
+
 from tether_protocol.common import WireModel
 from tether_protocol.v2 import account as acct
 from tether_protocol.v2 import approvals as ap
