@@ -17,7 +17,6 @@ from tether_server import __version__, log, metrics, telemetry, warm_up
 from tether_server.auth import Credentials
 from tether_server.config import Config, LoadedConfig, prepare_home, resolve_api_key
 from tether_server.config.model import OtelExporter
-from tether_server.config.plugins import installed_plugin_contributions
 from tether_server.core import compaction, web_search
 from tether_server.core.execpolicy import RULES_DIR, ExecRules
 from tether_server.core.ids import now_s
@@ -54,7 +53,6 @@ from tether_server.store.sqlite import SqliteThreadStore
 from tether_server.threads.handle import ThreadHandle
 from tether_server.threads.manager import ThreadManager
 from tether_server.tools.exec.environment import build_env
-from tether_server.tools.mcp.config import parse_servers
 from tether_server.tools.mcp.manager import McpManager
 
 _log = log.get("tether.app")
@@ -237,15 +235,14 @@ class App:
         subscriptions = Subscriptions(lambda: connections)
         loaded_threads: dict[str, ThreadHandle] = {}
         approvals = ApprovalBroker(requests, subscriptions, loaded_threads)
-        plugins = await asyncio.to_thread(installed_plugin_contributions, self.home)
-        mcp_servers, mcp_warnings = parse_servers(
-            plugin_runtime.with_plugin_servers(self.loaded.config.mcp_servers, plugins)
+        mcp_servers, mcp_warnings, plugin_skills = await plugin_runtime.at_start(
+            self.home, self.loaded.config.mcp_servers
         )
         self.loaded.warnings.extend(mcp_warnings)
         mcp = McpManager(mcp_servers)
         deps = self._session_deps(providers, capability, approvals)
         deps.mcp = mcp
-        deps.skill_roots.set(plugin_runtime.PLUGIN_SKILLS, plugin_runtime.skill_roots(plugins))
+        deps.skill_roots.set(plugin_runtime.PLUGIN_SKILLS, plugin_skills)
         windows = ServedWindows(chat_servers(self.loaded, credentials.api_key))
         deps.served_window = None if self.loaded.config.model_context_window else windows
         threads = ThreadManager(store, deps, projection.notification, loaded_threads)

@@ -7,12 +7,13 @@ user's own `mcp_servers` win over a plugin's server of the same name.
 from __future__ import annotations
 
 import asyncio
+from pathlib import Path
 from typing import Any
 
 from tether_server.config.plugins import PluginContributions, installed_plugin_contributions
 from tether_server.config.skills import SkillRoot
 from tether_server.processor.state import ServerState
-from tether_server.tools.mcp.config import parse_servers
+from tether_server.tools.mcp.config import ServerConfig, parse_servers
 
 PLUGIN_SKILLS = "plugins"
 # One plugin change at a time: an install and an uninstall racing would otherwise apply in either
@@ -32,6 +33,13 @@ def with_plugin_servers(configured: Any, found: PluginContributions) -> Any:
 def skill_roots(found: PluginContributions) -> list[SkillRoot]:
     """The plugins' skill folders; a plugin's skill files must stay inside its installed copy."""
     return [SkillRoot(r.root, "user", confine=r.root, plugin_id=r.plugin_id) for r in found.skill_roots]
+
+
+async def at_start(home: Path, configured: Any) -> tuple[list[ServerConfig], list[str], list[SkillRoot]]:
+    """The MCP servers to start (the user's and the plugins'), warnings, and the plugins' skill roots."""
+    found = await asyncio.to_thread(installed_plugin_contributions, home)
+    servers, warnings = parse_servers(with_plugin_servers(configured, found))
+    return servers, warnings, skill_roots(found)
 
 
 async def apply_contributions(state: ServerState) -> None:
