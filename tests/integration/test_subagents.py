@@ -104,9 +104,18 @@ async def test_spawn_child_turn_and_wait_return_the_childs_final_message(
         "timed_out": False,
     }
     assert json.loads(out["call_close"]) == {"previous_status": {"completed": "child final answer"}}
-    child_request = next(
-        r for r in fake_model.requests if is_child(r.body) and "parent" not in json.dumps(r.body)
+    # Then, as on Codex, the model is told the agent finished, after the wait's output.
+    after_wait = next(r.body["input"] for r in fake_model.requests if '"call_close"' in json.dumps(r.body))
+    wait_at = next(i for i, e in enumerate(after_wait) if e.get("call_id") == "call_wait" and "output" in e)
+    note = after_wait[wait_at + 1]
+    assert note["role"] == "user" and note["content"][0]["text"] == (
+        "<subagent_notification>\n"
+        + json.dumps(
+            {"agent_path": agent, "status": {"completed": "child final answer"}}, separators=(",", ":")
+        )
+        + "\n</subagent_notification>"
     )
+    child_request = next(r for r in fake_model.requests if is_child(r.body))
     assert child_request.body["input"][-1]["content"][0]["text"] == CHILD_TASK
     # The parent's client sees the child's turn, and the collab items of the parent's calls.
     seen = server.since(mark)
@@ -271,4 +280,53 @@ async def test_limits_a_second_agent_past_max_threads_and_a_child_cannot_spawn(
     assert out["second"] == "agent thread limit reached"
     # max_depth 1 (Codex's default): the child's own spawn is not a tool it has.
     assert out["from_child"] == "unsupported call: spawn_agent"
+
+
+async def test_a_wait_times_out_then_send_input_starts_the_childs_next_turn(
+    start_app: StartApp, fake_model: FakeResponsesServer, workdir: Path
+) -> None:
+    waited, sent, waited_again = later("w1"), later("si"), later("w2")
+    fake_model.add(
+        script.reply(agent_call("spawn_agent", {"message": CHILD_TASK}, "call_spawn")),
+        waited,
+        sent,
+        waited_again,
+        script.text_reply("parent done"),
+    )
+    fake_model.add_for(
+        is_child,
+        script.reply(script.gated("hold"), script.message("child first")),
+        script.text_reply("second answer"),
+    )
+    server = await start_app()
+    thread = await server.request("thread/start", {"cwd": str(workdir)})
+    parent = thread["thread"]["id"]
+    mark = server.mark()
+    await server.request("turn/start", {"threadId": parent, "input": [{"type": "text", "text": "go"}]})
+    spawned = await server.notification(
+        "item/completed", after=mark, where=lambda p: p["item"]["type"] == "collabAgentToolCall"
+    )
+    agent = spawned["params"]["item"]["receiverThreadIds"][0]
+    # Clamped to Codex's shortest wait (10 s); the child is held until it has passed.
+    fill(waited, agent_call("wait_agent", {"targets": [agent], "timeout_ms": 1}, "call_wait1"))
+    fake_model.release("w1")
+    timed_out = await server.notification(
+        "item/completed", after=mark, within_s=30, where=lambda p: p["item"]["id"] == "call_wait1"
+    )
+    assert timed_out["params"]["item"]["receiverThreadIds"] == []
+    assert timed_out["params"]["item"]["agentsStates"] == {}
+    fake_model.release("hold")
+    await server.notification("turn/completed", after=mark, where=lambda p: p["threadId"] == agent)
+    fill(sent, agent_call("send_input", {"target": agent, "message": "CHILD-TASK again"}, "call_send"))
+    fake_model.release("si")
+    fill(waited_again, agent_call("wait_agent", {"targets": [agent]}, "call_wait2"))
+    fake_model.release("w2")
+    await server.notification("turn/completed", after=mark, where=lambda p: p["threadId"] == parent)
+    out = outputs(fake_model)
+    assert json.loads(out["call_wait1"]) == {"status": {}, "timed_out": True}
+    assert set(json.loads(out["call_send"])) == {"submission_id"}
+    assert json.loads(out["call_wait2"])["status"] == {agent: {"completed": "second answer"}}
+    send = next(i for i in collab_items(server.since(mark), "item/completed") if i["id"] == "call_send")
+    assert (send["tool"], send["prompt"]) == ("sendInput", "CHILD-TASK again")
+    assert send["agentsStates"] == {agent: {"status": "completed", "message": "child first"}}
 

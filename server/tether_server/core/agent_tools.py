@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 import re
 import uuid
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -76,6 +77,10 @@ class AgentPort(Protocol):
     async def close(self, agent_id: str) -> AgentState: ...
 
     async def send_input(self, agent_id: str, message: str, interrupt: bool) -> str: ...
+
+    def take_notifications(self, thread_id: str) -> list[tuple[str, AgentState]]:
+        """The final statuses this thread's agents reached since it last took them."""
+        ...
 
 
 def _spec(
@@ -249,6 +254,8 @@ async def _wait(port: AgentPort, ctx: ToolContext, call: ToolCall) -> ToolOutput
     item = items.CollabAgentToolCall(call.call_id, "wait", ctx.thread_id, now_ms(), list(targets))
     await _item(ctx, item)
     finished = await port.wait(list(targets), timeout_ms / 1000)
+    # As Codex shows it: the agents that finished, none on a timeout.
+    item.receiver_thread_ids = list(finished)
     item.agents_states = {agent: state.wire() for agent, state in finished.items()}
     await _done(ctx, item)
     status = {agent: state.for_model() for agent, state in finished.items()}
@@ -280,12 +287,13 @@ async def _send_input(port: AgentPort, ctx: ToolContext, call: ToolCall) -> Tool
         call.call_id, "sendInput", ctx.thread_id, now_ms(), [target], prompt=message
     )
     await _item(ctx, item)
+    # The status the agent had when the input reached it, as Codex reports it.
+    state = port.state(target)
     try:
         submission = await port.send_input(target, message, args.get("interrupt") is True)
     except AgentError:
         await _done(ctx, item, "failed")
         raise
-    state = port.state(target)
     item.agents_states = {target: (state or AgentState("notFound")).wire()}
     await _done(ctx, item)
     return ToolOutput(json.dumps({"submission_id": submission}, separators=(",", ":")))
@@ -302,6 +310,17 @@ def _known(port: AgentPort, agent_id: str) -> None:
     _parsed(agent_id)
     if port.state(agent_id) is None:
         raise AgentError(f"agent with id {agent_id} not found")
+
+
+def deliver(port: AgentPort | None, thread_id: str, record: Callable[[dict[str, Any]], None]) -> None:
+    """Before a model request: tell the model which of its agents finished since its last one, as
+    Codex does, with a `<subagent_notification>` user message each."""
+    if port is None:
+        return
+    for agent_id, state in port.take_notifications(thread_id):
+        body = json.dumps({"agent_path": agent_id, "status": state.for_model()}, separators=(",", ":"))
+        text = f"<subagent_notification>\n{body}\n</subagent_notification>"
+        record({"type": "message", "role": "user", "content": [{"type": "input_text", "text": text}]})
 
 
 _RUNS = {"spawn_agent": _spawn, "wait_agent": _wait, "close_agent": _close, "send_input": _send_input}

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from tether_server import log, metrics, telemetry
-from tether_server.core import compaction, context, external_tools, items, plan_mode, turn_hooks
+from tether_server.core import agent_tools, compaction, context, external_tools, items, plan_mode, turn_hooks
 from tether_server.core import events as ev
 from tether_server.core.agent_tools import AgentTools
 from tether_server.core.approval import TurnCancelled
@@ -212,6 +212,9 @@ async def sample_until_done(session: TurnScope, turn: ActiveTurn) -> items.Agent
             await starting.wait_started()
             starting = None
             continue  # input steered in meanwhile goes into this first request
+        agent_tools.deliver(
+            deps.agents, session.thread_id, lambda e: session.recorder.history_entry(turn.id, e)
+        )
         result: SamplingResult = await _sample(run, session, hooks)
         final = result.last_agent_message or final
         if not result.needs_follow_up and not turn.pending:

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 
 from tether_server import log
@@ -48,6 +48,7 @@ class _Agent:
     last_message: str | None = None
     closed: bool = False
     changed: asyncio.Event = field(default_factory=asyncio.Event)
+    on_final: Callable[[_Agent], None] | None = None
 
     def set(self, state: AgentState) -> None:
         self.state = state
@@ -73,6 +74,8 @@ class _Agent:
             else:
                 error = turn.get("error") or {}
                 self.set(AgentState("errored", error.get("message") if isinstance(error, dict) else None))
+            if self.on_final is not None:
+                self.on_final(self)
 
 
 class SubAgents:
@@ -81,6 +84,7 @@ class SubAgents:
     def __init__(self, state: ServerState) -> None:
         self._state = state
         self._agents: dict[str, _Agent] = {}
+        self._mailbox: dict[str, list[tuple[str, AgentState]]] = {}
         self._spawned = 0
 
     # ---- config ---------------------------------------------------------------------------------
@@ -134,7 +138,7 @@ class SubAgents:
         handle = state.threads.create(record, settings, ephemeral=parent.ephemeral)
         for conn in state.subscriptions.subscribers(parent_id):
             state.subscriptions.subscribe(record.id, conn)
-        agent = _Agent(record.id, parent_id, root, nickname)
+        agent = _Agent(record.id, parent_id, root, nickname, on_final=self._post)
         self._agents[record.id] = agent
         handle.add_listener(agent.on_event)
         content = [{"type": "text", "text": message, "text_elements": []}]
@@ -142,6 +146,12 @@ class SubAgents:
         started.release()
         _log.info("subagent.spawned", thread_id=record.id, parent_thread_id=parent_id, depth=depth)
         return Spawned(record.id, nickname, settings.model, settings.effort or "medium")
+
+    def _post(self, agent: _Agent) -> None:
+        self._mailbox.setdefault(agent.parent_id, []).append((agent.thread_id, agent.state))
+
+    def take_notifications(self, thread_id: str) -> list[tuple[str, AgentState]]:
+        return self._mailbox.pop(thread_id, [])
 
     def state(self, agent_id: str) -> AgentState | None:
         agent = self._agents.get(agent_id)
