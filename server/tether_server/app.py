@@ -30,6 +30,7 @@ from tether_server.processor.handlers import UNIMPLEMENTED, build_routes
 from tether_server.processor.lifecycle import IdleUnloader
 from tether_server.processor.methods import mcp as processor_mcp
 from tether_server.processor.methods.hooks import running_hooks
+from tether_server.processor.methods.thread_goal import goals_on
 from tether_server.processor.read_marks import ReadMarks
 from tether_server.processor.state import ServerState
 from tether_server.processor.subagents import SubAgents
@@ -270,6 +271,7 @@ class App:
             ),
         )
         processor_mcp.wire_up(state, mcp)
+        goals.enabled = functools.partial(goals_on, state)
         deps.hooks = functools.partial(running_hooks, state)
         deps.agents = SubAgents(state)
         unloader = IdleUnloader(state, float(self.loaded.config.thread_unload_delay_secs))

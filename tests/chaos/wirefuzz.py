@@ -175,6 +175,8 @@ def pinned(method: str, params: Json, scratch: str) -> Json:
         params["source"] = f"{scratch}/" + re.sub(r"[^A-Za-z0-9._-]", "_", params["source"])[:60]
     if method in ("plugin/install", "plugin/read") and isinstance(params.get("marketplacePath"), str):
         params["marketplacePath"] = f"{scratch}/.agents/plugins/marketplace.json"
+    if method == "skills/extraRoots/set" and isinstance(params.get("extraRoots"), list):
+        params["extraRoots"] = [scratch]  # an extra root of / would watch every folder under it
     if method == "command/exec" and isinstance(params.get("command"), list):
         params["command"] = ["echo", *(str(a)[:200] for a in params["command"])]
     if method == "thread/shellCommand" and isinstance(params.get("command"), str):

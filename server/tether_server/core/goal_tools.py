@@ -31,6 +31,9 @@ class GoalPort(Protocol):
 
     async def set_status_for_model(self, thread_id: str, turn_id: str, status: str) -> dict[str, Any]: ...
 
+    def offered(self) -> bool:
+        """Whether goals are on (Codex's `goals` feature): off, the model gets no goal tools."""
+
     async def turn_finishing(self, thread_id: str, turn_id: str, duration_ms: int) -> None:
         """A turn is about to complete: its usage goes to the goal, announced before `turn/completed`."""
 

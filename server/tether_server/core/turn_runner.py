@@ -178,7 +178,7 @@ async def sample_until_done(session: TurnScope, turn: ActiveTurn) -> items.Agent
     final: items.AgentMessage | None = None
     deps = session.deps
     modes = plan_mode.tools(session.settings, session.ask_user)
-    goals = GoalTools(deps.goals) if deps.goals is not None else None
+    goals = GoalTools(deps.goals) if deps.goals is not None and deps.goals.offered() else None
     hooks = await asyncio.to_thread(turn_hooks.turn_hooks, session, turn)  # reads config files
     agents = AgentTools(deps.agents) if deps.agents is not None else None
     tools = external_tools.registry(deps.web_search, deps.mcp, session.dynamic, modes, goals, agents=agents)

@@ -101,6 +101,8 @@ class GoalBook:
         self._tasks: set[asyncio.Task[None]] = set()
         self._ended_by_call: set[str] = set()  # threads whose goal a model call just moved off active
         self._created_by_call: set[str] = set()  # threads whose goal a model call just created
+        self.enabled: Callable[[], bool] = lambda: True
+        """The `goals` feature (set by the composition root from the config)."""
 
     # ---- reading and writing ---------------------------------------------------------------------
 
@@ -209,6 +211,8 @@ class GoalBook:
             handle.add_listener(self._on_event)
 
     def _on_event(self, event: ThreadEvent) -> None:
+        if not self.enabled():
+            return  # as Codex with `features.goals = false`: a stored goal neither counts nor drives
         if event.spec is sm.THREAD_TOKEN_USAGE_UPDATED:
             last = event.params.get("tokenUsage", {}).get("last", {})
             tokens = int(last.get("totalTokens", 0))
@@ -245,6 +249,9 @@ class GoalBook:
                 self._accrued[thread_id] = self._accrued.get(thread_id, 0) + tokens
         except StoreError as exc:  # a background write: logged, never raised into the loop
             _log.warning("goals.store_failed", thread_id=thread_id, error=str(exc))
+
+    def offered(self) -> bool:
+        return self.enabled()
 
     async def turn_finishing(self, thread_id: str, turn_id: str, duration_ms: int) -> None:
         """`GoalPort.turn_finishing`: the turn's time joins the goal that worked in it, and the goal

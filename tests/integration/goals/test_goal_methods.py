@@ -12,6 +12,7 @@ import pytest
 
 from tests.conftest import StartApp
 from tests.support.rpcclient import RpcClient, RpcErrorReply
+from tether_testing import script
 from tether_testing.fake_responses import FakeResponsesServer
 
 GOAL_KEYS = {
@@ -165,3 +166,35 @@ async def test_the_goal_outlives_a_restart_and_resume_shows_it(
 
     third = await start_app(home=home)
     assert await third.request("thread/goal/get", {"threadId": tid}) == {"goal": None}
+
+
+async def test_an_active_goal_goes_on_working_when_its_thread_is_resumed_after_a_restart(
+    tmp_path: Path, start_app: StartApp, fake_model: FakeResponsesServer, workdir: Path
+) -> None:
+    # Codex 0.169.0, killed during a goal turn and started again: nothing runs until the thread is
+    # resumed; then the goal is shown and goal turns run on until the budget stops them.
+    home = tmp_path / "home"
+    fake_model.add(script.reply(script.gated("held"), script.message("first")))
+    server = await start_app(home=home)
+    tid = await _thread(server, workdir)
+    params = {"threadId": tid, "objective": "ship it", "tokenBudget": 200}
+    await server.request("thread/goal/set", params)
+    await fake_model.wait_for_gate("held")
+    await server.close()
+    assert len(fake_model.requests) == 1
+
+    usage = script.usage(100, 20)
+    fake_model.add(*(script.text_reply(f"step {i}", usage=usage) for i in range(2)))
+    again = await start_app(home=home)
+    goal = (await again.request("thread/goal/get", {"threadId": tid}))["goal"]
+    assert (goal["status"], goal["tokensUsed"]) == ("active", 0)
+    assert len(fake_model.requests) == 1  # loading the daemon runs nothing
+    mark = again.mark()
+    await again.request("thread/resume", {"threadId": tid})
+    limited = await again.notification(
+        "thread/goal/updated", after=mark, where=lambda p: p["goal"]["status"] == "budgetLimited"
+    )
+    assert limited["params"]["goal"]["tokensUsed"] == 240
+    seen = [m.get("method") for m in again.since(mark)]
+    assert seen.index("thread/goal/updated") < seen.index("turn/started")
+    assert fake_model.remaining == 0

@@ -20,6 +20,7 @@ from tether_protocol.v2 import thread_extras as tx
 from tether_protocol.v2 import thread_goal as tg
 from tether_protocol.v2 import thread_history as hi
 from tether_protocol.v2 import thread_section as ts
+from tether_protocol.v2.skills import SkillsChangedNotification
 
 THREAD_SETTINGS = tx.ThreadSettings.model_validate(
     {
@@ -242,6 +243,7 @@ USER_INPUT_REQUEST = ap.ToolRequestUserInputParams(
     is_blocking=True,
 )
 NOTIFICATION_SAMPLES.update(HOOK_NOTIFICATIONS)
+NOTIFICATION_SAMPLES["skills/changed"] = SkillsChangedNotification()
 SERVER_REQUEST_SAMPLES: dict[str, WireModel] = {
     "item/commandExecution/requestApproval": EXEC_APPROVAL,
     "item/fileChange/requestApproval": ap.FileChangeRequestApprovalParams(

@@ -10,6 +10,7 @@ from tests.unit.protocol.hook_samples import HOOK_OBJECTS
 from tests.unit.protocol.mcp_samples import mcp_samples, mcp_schemaless
 from tests.unit.protocol.section_samples import section_samples
 from tests.unit.protocol.settings_samples import settings_samples
+from tests.unit.protocol.skills_samples import skills_samples
 from tests.unit.protocol.workspace_samples import workspace_samples
 
 from tether_protocol.common import WireModel
@@ -410,5 +411,6 @@ REFERENCE_SAMPLES.extend(files_samples())
 REFERENCE_SAMPLES.extend(settings_samples())
 REFERENCE_SAMPLES.extend(section_samples())
 REFERENCE_SAMPLES.extend(desktop_samples())
+REFERENCE_SAMPLES.extend(skills_samples())
 SCHEMALESS_MODELS.update(mcp_schemaless())
 SCHEMALESS_MODELS.update(files_schemaless())

@@ -29,6 +29,7 @@ BROADCAST = {
     # Codex 0.169.0 sent it for an archived, unloaded thread the connection no longer followed.
     "thread/attachment/updated",
     "thread/queue/changed",
+    "skills/changed",  # an invalidation of the skills every client lists
 }
 
 

@@ -131,13 +131,16 @@ async def resume(
     usage = None if handle.ephemeral else await resume_state.last_usage(state.store, params.thread_id)
     if usage is not None:
         ctx.after_response(lambda: send_notification([conn], sm.THREAD_TOKEN_USAGE_UPDATED, usage))
-    goal = None if handle.ephemeral else await state.store.get_goal(params.thread_id)
-    if goal is not None:
-        # As Codex: the resumed thread's goal follows the answer, so a client shows it at once.
+    goals = state.goals if state.goals is not None and state.goals.offered() else None
+    goal = None if handle.ephemeral or goals is None else await state.store.get_goal(params.thread_id)
+    if goal is not None and goals is not None:
+        # As Codex: the resumed thread's goal follows the answer, so a client shows it at once...
         shown = WireParams[ThreadGoalUpdatedNotification](
             {"threadId": params.thread_id, "turnId": None, "goal": goal}
         )
         ctx.after_response(lambda: send_notification([conn], sm.THREAD_GOAL_UPDATED, shown))
+        # ...and an active goal goes on working (after a restart too), as there.
+        ctx.after_response(lambda: goals.continue_if_active(params.thread_id, goal))
     ctx.after_response(lambda: announce_recovered(state, handle))
     approvals = state.approvals
     ctx.after_response(lambda: approvals.resend(params.thread_id, conn))

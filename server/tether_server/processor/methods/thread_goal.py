@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 from tether_protocol.v2 import thread_goal as tg
+from tether_server.config.features import CATALOGUE
+from tether_server.config.features import enabled as features_enabled
 from tether_server.core.goal_tools import GoalError
 from tether_server.errors import InvalidRequest
 from tether_server.processor.goals import KEEP, GoalBook
@@ -11,8 +13,18 @@ from tether_server.processor.thread_lookup import record_or_fail
 from tether_server.processor.uuid_text import check_thread_id
 from tether_server.rpc.context import RequestContext
 
+GOALS = next(feature for feature in CATALOGUE if feature.name == "goals")
+
+
+def goals_on(state: ServerState) -> bool:
+    """Codex's `goals` feature (stable, on unless `features.goals = false`)."""
+    return features_enabled(GOALS, state.config.config.features, state.feature_enablement)
+
 
 def _book(state: ServerState) -> GoalBook:
+    # Codex checks the feature before anything else, the thread id included.
+    if not goals_on(state):
+        raise InvalidRequest("goals feature is disabled")
     if state.goals is None:
         raise InvalidRequest("thread goals are not available")
     return state.goals
@@ -25,9 +37,9 @@ async def goal_set(
 
     `origin` is accepted and not acted on: Tether has no goal actions that need a user's say-so.
     """
+    book = _book(state)
     check_thread_id(params.thread_id)
     await record_or_fail(state, params.thread_id)
-    book = _book(state)
     budget = params.token_budget if "token_budget" in params.model_fields_set else KEEP
     try:
         goal = await book.set(params.thread_id, params.objective, params.status, budget)
@@ -41,18 +53,19 @@ async def goal_set(
 async def goal_get(
     state: ServerState, ctx: RequestContext, params: tg.ThreadGoalGetParams
 ) -> tg.ThreadGoalGetResponse:
+    book = _book(state)
     check_thread_id(params.thread_id)
     await record_or_fail(state, params.thread_id)
-    goal = await _book(state).get(params.thread_id)
+    goal = await book.get(params.thread_id)
     return tg.ThreadGoalGetResponse.model_validate({"goal": goal})
 
 
 async def goal_clear(
     state: ServerState, ctx: RequestContext, params: tg.ThreadGoalClearParams
 ) -> tg.ThreadGoalClearResponse:
+    book = _book(state)
     check_thread_id(params.thread_id)
     await record_or_fail(state, params.thread_id)
-    book = _book(state)
     cleared = await book.clear(params.thread_id)
     if cleared:
         ctx.after_response(lambda: book.announce_cleared(params.thread_id))
