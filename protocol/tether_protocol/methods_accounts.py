@@ -1,12 +1,13 @@
 """The method table's account-extras part: gateway sign-in, reset credits, credit nudges, the
-Windows sandbox, MCP OAuth login and the provider form. `methods.CLIENT_METHODS` takes every spec
-of this module too."""
+Windows sandbox, MCP OAuth login, the provider form and the import from other agents.
+`methods.CLIENT_METHODS` takes every spec of this module too."""
 
 from __future__ import annotations
 
 from tether_protocol.common import EmptyParams
 from tether_protocol.spec import MethodSpec
 from tether_protocol.v2 import account_extras as ax
+from tether_protocol.v2 import external_agent as xa
 from tether_protocol.v2 import model_provider_write as mw
 
 ACCOUNT_GATEWAY_OAUTH_READ = MethodSpec(
@@ -62,4 +63,28 @@ MODEL_PROVIDER_CONFIG_WRITE = MethodSpec(
     mw.ModelProviderConfigWriteParams,
     mw.ModelProviderConfigWriteResponse,
     doc="Create or edit a custom provider in config.toml (validated as Codex's settings form).",
+)
+EXTERNAL_AGENT_CONFIG_DETECT = MethodSpec(
+    "externalAgentConfig/detect",
+    xa.ExternalAgentConfigDetectParams,
+    xa.ExternalAgentConfigDetectResponse,
+    doc="What another agent's config holds that Tether can import (MCP servers, skills, instructions).",
+)
+EXTERNAL_AGENT_CONFIG_IMPORT = MethodSpec(
+    "externalAgentConfig/import",
+    xa.ExternalAgentConfigImportParams,
+    xa.ImportId,
+    doc="Import detected items; progress and completion follow as notifications.",
+)
+EXTERNAL_AGENT_CONFIG_IMPORT_RECORD_HISTORY = MethodSpec(
+    "externalAgentConfig/import/recordHistory",
+    xa.ExternalAgentConfigImportHistoryRecordParams,
+    xa.ImportId,
+    doc="Record an import done elsewhere in the import history.",
+)
+EXTERNAL_AGENT_CONFIG_IMPORT_READ_HISTORIES = MethodSpec(
+    "externalAgentConfig/import/readHistories",
+    EmptyParams,
+    xa.ExternalAgentConfigImportHistoriesReadResponse,
+    doc="The import history, newest first.",
 )

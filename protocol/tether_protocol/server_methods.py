@@ -10,6 +10,7 @@ from tether_protocol.v2 import account as acct
 from tether_protocol.v2 import account_extras as ax
 from tether_protocol.v2 import approvals as ap
 from tether_protocol.v2 import command as cmd
+from tether_protocol.v2 import external_agent as xa
 from tether_protocol.v2 import fs, mcp
 from tether_protocol.v2 import fuzzy as fz
 from tether_protocol.v2 import hooks as hk
@@ -222,6 +223,16 @@ ACCOUNT_LOGIN_COMPLETED = NotificationSpec(
     "account/login/completed",
     acct.AccountLoginCompletedNotification,
     doc="A sign-in finished.",
+)
+EXTERNAL_AGENT_IMPORT_PROGRESS = NotificationSpec(
+    "externalAgentConfig/import/progress",
+    xa.ExternalAgentConfigImportNotification,
+    doc="One item of an import done.",
+)
+EXTERNAL_AGENT_IMPORT_COMPLETED = NotificationSpec(
+    "externalAgentConfig/import/completed",
+    xa.ExternalAgentConfigImportNotification,
+    doc="An import finished: its results by item type.",
 )
 WINDOWS_SANDBOX_SETUP_COMPLETED = NotificationSpec(
     "windowsSandbox/setupCompleted",

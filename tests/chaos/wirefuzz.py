@@ -159,6 +159,14 @@ def _scalar(schema: dict[str, Any], kind: str | None) -> st.SearchStrategy[Json]
 _PATH_KEYS = {"path", "sourcePath", "destinationPath", "filePath", "savePath"}
 
 
+def _pin_import_items(method: str, params: dict[str, Any], scratch: str) -> None:
+    # A home-scoped item (no cwd) would import the machine's ~/.claude into the real HOME.
+    items = params.get("migrationItems") if method == "externalAgentConfig/import" else None
+    for item in items if isinstance(items, list) else []:
+        if isinstance(item, dict):
+            item["cwd"] = scratch
+
+
 def pinned(method: str, params: Json, scratch: str) -> Json:
     """Keep the fuzzer harmless whatever was drawn: only `echo` runs, files change only in `scratch`."""
     if not isinstance(params, dict):
@@ -177,6 +185,7 @@ def pinned(method: str, params: Json, scratch: str) -> Json:
         params["marketplacePath"] = f"{scratch}/.agents/plugins/marketplace.json"
     if method == "skills/extraRoots/set" and isinstance(params.get("extraRoots"), list):
         params["extraRoots"] = [scratch]  # an extra root of / would watch every folder under it
+    _pin_import_items(method, params, scratch)
     if method == "command/exec" and isinstance(params.get("command"), list):
         params["command"] = ["echo", *(str(a)[:200] for a in params["command"])]
     if method == "thread/shellCommand" and isinstance(params.get("command"), str):
