@@ -243,6 +243,7 @@ class App:
         mcp = McpManager(mcp_servers)
         deps = self._session_deps(providers, capability, approvals)
         deps.mcp = mcp
+        deps.skill_roots.set(plugin_runtime.PLUGIN_SKILLS, plugin_skills)
         windows = ServedWindows(chat_servers(self.loaded, credentials.api_key))
         deps.served_window = None if self.loaded.config.model_context_window else windows
         threads = ThreadManager(store, deps, projection.notification, loaded_threads)
@@ -270,7 +271,6 @@ class App:
             ),
         )
         processor_mcp.wire_up(state, mcp)
-        plugin_runtime.wire_up(state, plugin_skills)
         goals.enabled = functools.partial(goals_on, state)
         deps.hooks = functools.partial(running_hooks, state)
         deps.agents = SubAgents(state)
