@@ -13,6 +13,7 @@ from tether_protocol import methods_desktop as _desktop
 from tether_protocol import methods_goals as _goals
 from tether_protocol import methods_processes as _processes
 from tether_protocol import methods_plugins as _plugins
+from tether_protocol import methods_queue as _queue
 from tether_protocol import methods_sections as _sections
 from tether_protocol import methods_settings as _settings
 from tether_protocol import methods_skills as _skills
@@ -393,6 +394,7 @@ CLIENT_METHODS: dict[str, AnyMethodSpec] = {
         *vars(_plugins).values(),
         *vars(_sections).values(),
         *vars(_desktop).values(),
+        *vars(_queue).values(),
         *vars(_accounts).values(),
         *vars(_skills).values(),
     ]

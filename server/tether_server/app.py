@@ -31,6 +31,7 @@ from tether_server.processor.lifecycle import IdleUnloader
 from tether_server.processor.methods import mcp as processor_mcp
 from tether_server.processor.methods.hooks import running_hooks
 from tether_server.processor.methods.thread_goal import goals_on
+from tether_server.processor.queues import QueueBook
 from tether_server.processor.read_marks import ReadMarks
 from tether_server.processor.state import ServerState
 from tether_server.processor.subagents import SubAgents
@@ -271,6 +272,8 @@ class App:
             ),
         )
         processor_mcp.wire_up(state, mcp)
+        state.queues = QueueBook(store, threads, state.connections, lambda: state.config.config)
+        threads.on_loaded.append(state.queues.attach)
         goals.enabled = functools.partial(goals_on, state)
         deps.hooks = functools.partial(running_hooks, state)
         deps.agents = SubAgents(state)

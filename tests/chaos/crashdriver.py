@@ -6,7 +6,8 @@ arrived and kills the daemon with SIGKILL. `Seen` is what the clients were told 
 `check_after_restart` holds the daemon to it. Beside each turn a client saves a feedback bundle:
 every save answered is a whole ZIP after the kill, and no save leaves a partial file at its path;
 another creates a section and moves the thread into it (`crash_sections`), and another sets the
-thread's goal (`crash_goals`), and another attaches a payload to the thread (`crash_attachments`).
+thread's goal (`crash_goals`), and another attaches a payload to the thread (`crash_attachments`),
+and one queues messages on a side thread (`crash_queue`).
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from typing import Any
 
 from tests.chaos.crash_attachments import AttachmentAdds
 from tests.chaos.crash_goals import GoalSets
+from tests.chaos.crash_queue import QueueAdds
 from tests.chaos.crash_sections import SectionMoves
 from tests.support.appserver import mock_provider_args
 from tests.support.rpcclient import WAIT_S, RpcClient
@@ -148,6 +150,8 @@ class CrashDriver:
         self.goals = GoalSets()
         self.sections = SectionMoves()
         self.attachments = AttachmentAdds()
+        self.queue = QueueAdds()
+        self.queue_client: WsClient | None = None
 
     async def start(self) -> tuple[SocketServer, list[WsClient]]:
         args = [*mock_provider_args(self.fake.base_url), "--listen", "ws://127.0.0.1:0"]
@@ -163,7 +167,12 @@ class CrashDriver:
         if self.thread_id:
             assert integrity(self.home) == "ok", "the database is damaged after a SIGKILL"
         server, clients = await self.start()
+        queue_client = await server.connect_ws()
+        await queue_client.initialize("chaos_queue", experimental=True)
+        self.queue_client = queue_client
         try:
+            await self.queue.check(queue_client)
+            await self.queue.prepare(queue_client, self.workdir, self.fake)
             if not self.thread_id:
                 params = {"cwd": str(self.workdir), "sandbox": "read-only", "approvalPolicy": "on-request"}
                 self.thread_id = (await clients[0].request("thread/start", params))["thread"]["id"]
@@ -192,9 +201,9 @@ class CrashDriver:
             if server.proc.returncode is None:
                 server.proc.kill()
             await server.proc.wait()
-            for client in clients:
+            for client in [*clients, queue_client]:
                 await client.close(check=False)
-            for client in clients:
+            for client in [*clients, queue_client]:
                 client.check()
 
     async def one_turn(self, clients: list[WsClient]) -> None:
@@ -243,6 +252,8 @@ class CrashDriver:
                 pending.append(asyncio.create_task(section_step))
                 attach_step = self.attachments.step(rng.choice(clients), self.thread_id, self._turn_no)
                 pending.append(asyncio.create_task(attach_step))
+                if self.queue_client is not None:
+                    pending.append(asyncio.create_task(self.queue.step(self.queue_client, self._turn_no)))
 
                 if budget == 0:
                     break

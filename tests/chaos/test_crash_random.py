@@ -6,7 +6,8 @@ resuming with afterSeq gets no gap and no duplicate, and the thread takes a new 
 bundle a client was told is saved is a whole ZIP, and none is left half-written at its path. Every
 section a client was told is created is listed, and the thread is in its last answered section or a
 later one. The thread's goal is that of its last answered `thread/goal/set` or a later one. Every
-attachment a client was told is created is listed, unchanged.
+attachment a client was told is created is listed, unchanged, and every message a client was told
+is queued is still queued, in order, unless its deletion was asked.
 """
 
 from __future__ import annotations
@@ -34,4 +35,5 @@ async def test_random_sigkills_lose_nothing_reported_complete(
     assert driver.goals.last_answered >= 0, "no goal set was answered before a kill"
     assert driver.sections.created, "no section creation was answered before a kill"
     assert driver.attachments.answered, "no attachment was answered as created before a kill"
+    assert driver.queue.answered, "no queued message was answered before a kill"
     print(f"crash battery: {figures}")

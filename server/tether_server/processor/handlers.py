@@ -15,6 +15,7 @@ from tether_protocol import methods as m
 from tether_protocol import methods_accounts as macc
 from tether_protocol import methods_desktop as mdesk
 from tether_protocol import methods_goals as mg
+from tether_protocol import methods_queue as mq
 from tether_protocol import methods_plugins as mpl
 from tether_protocol import methods_sections as msec
 from tether_protocol import methods_settings as ms
@@ -50,6 +51,7 @@ from tether_server.processor.methods import (
     thread_guardian,
     thread_history,
     thread_metadata,
+    thread_queue,
     thread_section,
     turn,
 )
@@ -186,6 +188,12 @@ def build_routes(state: ServerState) -> dict[str, AnyRoute]:
         _route(state, mdesk.THREAD_ATTACHMENT_REMOVE, thread_attachment.remove),
         _route(state, mdesk.THREAD_ATTACHMENT_OWNER_LIST, thread_attachment.owner_list),
         _route(state, mdesk.THREAD_APPROVE_GUARDIAN_DENIED_ACTION, thread_guardian.approve),
+        _route(state, mq.THREAD_QUEUE_ADD, thread_queue.add),
+        _route(state, mq.THREAD_QUEUE_LIST, thread_queue.list_),
+        _route(state, mq.THREAD_QUEUE_UPDATE, thread_queue.update),
+        _route(state, mq.THREAD_QUEUE_DELETE, thread_queue.delete),
+        _route(state, mq.THREAD_QUEUE_REORDER, thread_queue.reorder),
+        _route(state, mq.THREAD_QUEUE_START, thread_queue.start),
         _route(state, ms.MODEL_PROVIDER_LIST, model_provider.provider_list),
         _route(state, ms.MODEL_PROVIDER_CAPABILITIES_READ, model_provider.capabilities_read),
         _route(state, ms.EXPERIMENTAL_FEATURE_LIST, experimental_feature.feature_list),

@@ -16,6 +16,7 @@ from tether_server.processor.file_jobs import FileJobs
 from tether_server.processor.fs_watch import FsWatches
 from tether_server.processor.fuzzy_sessions import FuzzySessions
 from tether_server.processor.goals import GoalBook
+from tether_server.processor.queues import QueueBook
 from tether_server.processor.skills_watch import SkillsWatch
 from tether_server.processor.subscriptions import Subscriptions
 from tether_server.rpc.connection import Connection
@@ -52,10 +53,11 @@ class ServerState:
     mcp: McpManager | None = None
     dynamic: DynamicToolCalls | None = None
     goals: GoalBook | None = None
+    queues: QueueBook | None = None  # `thread/queue/*`: made at start, once the state exists
+    skills_watch: SkillsWatch | None = None  # made by the first `skills/*` request that watches
     # More places hooks come from besides config.toml and trusted projects (installed plugins):
     # each maps a working directory to hook layers; hooks/list and the turns read them alike.
     hook_sources: list[ExtraLayers] = field(default_factory=list)
-    skills_watch: SkillsWatch | None = None  # made by the first `skills/*` request that watches
 
     async def connection_closed(self, conn: Connection) -> None:
         """The one disconnect path: everything the connection held ends here."""

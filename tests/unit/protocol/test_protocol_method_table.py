@@ -158,6 +158,12 @@ EXPERIMENTAL_METHODS = {
     "thread/readState/update",
     "thread/settings/update",
     "thread/backgroundTerminals/list",
+    "thread/queue/add",
+    "thread/queue/list",
+    "thread/queue/update",
+    "thread/queue/delete",
+    "thread/queue/reorder",
+    "thread/queue/start",
 }
 
 
