@@ -130,17 +130,46 @@ def reasoning(
 
 
 def function_call(
-    name: str, arguments: dict[str, Any] | str, call_id: str | None = None, *, item_id: str | None = None
+    name: str,
+    arguments: dict[str, Any] | str,
+    call_id: str | None = None,
+    *,
+    item_id: str | None = None,
+    namespace: str | None = None,
 ) -> OutputItem:
-    """A `function_call` item; dict `arguments` are JSON-encoded as the API does."""
+    """A `function_call` item; dict `arguments` are JSON-encoded as the API does. `namespace`: a call
+    of a tool found by `tool_search` (e.g. ``mcp__fx``, `name` being the tool's own name)."""
     args = arguments if isinstance(arguments, str) else json.dumps(arguments, separators=(",", ":"))
     fid = item_id or _new_id("fc")
     cid = call_id or _new_id("call")
     added = {"type": "function_call", "id": fid, "status": "in_progress", "call_id": cid, "name": name}
+    if namespace is not None:
+        added["namespace"] = namespace
     added["arguments"] = ""
     done = {**added, "status": "completed", "arguments": args}
     events = [{"type": "response.function_call_arguments.delta", "item_id": fid, "delta": args}]
     return OutputItem(added, done, events, output_tokens=estimate_tokens(name + args))
+
+
+def tool_search_call(
+    query: str, call_id: str | None = None, *, limit: int | None = None, item_id: str | None = None
+) -> OutputItem:
+    """A client-run `tool_search_call` item (its arguments an object, not JSON text)."""
+    arguments: dict[str, Any] = {"query": query}
+    if limit is not None:
+        arguments["limit"] = limit
+    tid = item_id or _new_id("tsc")
+    cid = call_id or _new_id("call")
+    added: dict[str, Any] = {
+        "type": "tool_search_call",
+        "id": tid,
+        "call_id": cid,
+        "status": "in_progress",
+        "execution": "client",
+    }
+    added["arguments"] = {}
+    done = {**added, "status": "completed", "arguments": arguments}
+    return OutputItem(added, done, [], output_tokens=estimate_tokens(query))
 
 
 def custom_tool_call(

@@ -5,7 +5,11 @@ from __future__ import annotations
 
 from typing import Any
 
-_CALL_OUTPUT = {"function_call": "function_call_output", "custom_tool_call": "custom_tool_call_output"}
+_CALL_OUTPUT = {
+    "function_call": "function_call_output",
+    "custom_tool_call": "custom_tool_call_output",
+    "tool_search_call": "tool_search_output",
+}
 ABORTED = "aborted"
 
 
@@ -20,8 +24,21 @@ def normalized(history: list[dict[str, Any]]) -> list[dict[str, Any]]:
         out.append(item)
         kind = item.get("type")
         if kind in _CALL_OUTPUT and str(item.get("call_id")) not in answered:
-            out.append({"type": _CALL_OUTPUT[kind], "call_id": item.get("call_id"), "output": ABORTED})
+            out.append(_aborted(kind, item.get("call_id")))
     return out
+
+
+def _aborted(kind: Any, call_id: Any) -> dict[str, Any]:
+    if kind == "tool_search_call":
+        # A search output has no text: an empty result tells the model nothing was found.
+        return {
+            "type": "tool_search_output",
+            "call_id": call_id,
+            "status": "completed",
+            "execution": "client",
+            "tools": [],
+        }
+    return {"type": _CALL_OUTPUT[kind], "call_id": call_id, "output": ABORTED}
 
 
 MARKER = "tether.compacted"

@@ -329,11 +329,17 @@ def _patch_base(ctx: ToolContext, args: dict[str, Any], invocation: ap.PatchInvo
     return base.resolve()
 
 
-BUILTIN_TOOLS = (
+BUILTIN_HEAD = (
     Tool("exec_command", specs.exec_command_spec(), _exec_tool, parallel=True),
     Tool("write_stdin", specs.write_stdin_spec(), _write_stdin_tool),
-    Tool("update_plan", specs.update_plan_spec(), _update_plan_tool),
+)
+BUILTIN_TAIL = (
     Tool("apply_patch", specs.apply_patch_spec(), _apply_patch_tool, freeform=True),
     Tool("view_image", specs.view_image_spec(), view_image, parallel=True),
+    # Codex 0.169.0 does not offer update_plan (default config, catalog or unknown model); a model
+    # trained to call it anyway still gets its plan shown.
+    Tool("update_plan", None, _update_plan_tool),
 )
-"""The core's own tools, in the order they are offered."""
+BUILTIN_TOOLS = BUILTIN_HEAD + BUILTIN_TAIL
+"""The core's own tools, in the order they are offered; the collaboration mode's tool
+(`request_user_input`) goes between the head and the tail, where Codex places it."""

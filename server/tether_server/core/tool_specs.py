@@ -39,7 +39,9 @@ _APPROVAL_PROPS: dict[str, Any] = {
     },
     "sandbox_permissions": {
         "type": "string",
-        "description": 'Leave unset to run in the sandbox; "require_escalated" asks to run outside it.',
+        "description": '"use_default" (the default) runs in the sandbox; "require_escalated" asks to run '
+        "outside it.",
+        "enum": ["use_default", "require_escalated"],
     },
 }
 

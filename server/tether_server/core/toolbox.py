@@ -120,7 +120,8 @@ class ToolRegistry:
 
     def specs(self) -> list[dict[str, Any]]:
         specs = [spec for source in self._offered for spec in source.specs()]
-        self._offered_names.update(str(spec["name"]) for spec in specs if "name" in spec)
+        # A hosted or client-run tool (`tool_search`) is named by its type.
+        self._offered_names.update(str(spec.get("name", spec.get("type"))) for spec in specs)
         return specs
 
     def metric_label(self, name: str) -> str:
@@ -141,8 +142,8 @@ class ToolRegistry:
         return None
 
     def parallel(self, call: Mapping[str, Any]) -> bool:
-        tool = self.find(str(call.get("name", "")))
-        return tool is not None and tool.parallel and call.get("type") == "function_call"
+        tool = self.find(call_name(call))
+        return tool is not None and tool.parallel and call.get("type") in ("function_call", SEARCH_CALL)
 
 
 @dataclass
@@ -176,11 +177,27 @@ class ToolContext:
     """The turn's PreToolUse / PostToolUse hooks (None: none configured)."""
 
 
+SEARCH_CALL = "tool_search_call"
+
+
+def call_name(call: Mapping[str, Any]) -> str:
+    """The name a call item is looked up by: a namespaced function (`namespace` + `name`, how a model
+    calls a tool `tool_search` found) is `<namespace>__<name>`; a search call is `tool_search`."""
+    if call.get("type") == SEARCH_CALL:
+        return "tool_search"
+    name, namespace = str(call.get("name", "")), call.get("namespace")
+    return f"{namespace}__{name}" if isinstance(namespace, str) and namespace else name
+
+
 async def dispatch(ctx: ToolContext, call: Mapping[str, Any]) -> dict[str, Any]:
-    """Run one call item (`function_call` / `custom_tool_call`); returns its output history item."""
+    """Run one call item (`function_call` / `custom_tool_call` / `tool_search_call`); returns its
+    output history item."""
     freeform = call.get("type") == "custom_tool_call"
     raw = call.get("input") if freeform else call.get("arguments")
-    request = ToolCall(str(call.get("call_id", "")), str(call.get("name", "")), freeform, str(raw or ""))
+    if call.get("type") == SEARCH_CALL:
+        # Its arguments come as a JSON object, not as JSON text.
+        raw = json.dumps(raw if isinstance(raw, dict) else {})
+    request = ToolCall(str(call.get("call_id", "")), call_name(call), freeform, str(raw or ""))
     out_type = "custom_tool_call_output" if freeform else "function_call_output"
     with (
         telemetry.span("tool.call", {"gen_ai.tool.name": request.name}) as span,
@@ -192,6 +209,15 @@ async def dispatch(ctx: ToolContext, call: Mapping[str, Any]) -> dict[str, Any]:
             output = ToolOutput(str(exc), success=False)
         timed.outcome = "ok" if output.success else "failed"
         span.set({"tether.tool.success": output.success})
+    if call.get("type") == SEARCH_CALL:
+        found = output.content if output.success and output.content is not None else []
+        return {
+            "type": "tool_search_output",
+            "call_id": request.call_id,
+            "status": "completed",
+            "execution": "client",
+            "tools": found,
+        }
     model_output: str | list[dict[str, Any]] = output.text if output.content is None else output.content
     return {"type": out_type, "call_id": request.call_id, "output": model_output}
 

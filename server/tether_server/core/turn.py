@@ -37,7 +37,7 @@ from tether_server.providers.retry import retry_delay
 
 _log = log.get("tether.core.turn")
 
-TOOL_CALL_TYPES = frozenset({"function_call", "custom_tool_call"})
+TOOL_CALL_TYPES = frozenset({"function_call", "custom_tool_call", "tool_search_call"})
 
 
 _Streaming = items.AgentMessage | items.Reasoning | items.WebSearch

@@ -180,12 +180,16 @@ async def sample_until_done(session: TurnScope, turn: ActiveTurn) -> items.Agent
     modes = plan_mode.tools(session.settings, session.ask_user)
     goals = GoalTools(deps.goals) if deps.goals is not None and deps.goals.offered() else None
     hooks = await asyncio.to_thread(turn_hooks.turn_hooks, session, turn)  # reads config files
+    provider = session.deps.provider_for(session.settings.model_provider)
+    deferred = bool(getattr(provider, "client_tool_search", False))
     agents = AgentTools(deps.agents) if deps.agents is not None else None
-    tools = external_tools.registry(deps.web_search, deps.mcp, session.dynamic, modes, goals, agents=agents)
+    tools = external_tools.registry(
+        deps.web_search, deps.mcp, session.dynamic, modes, goals, deferred=deferred, agents=agents
+    )
     run = TurnRun(
         thread_id=session.thread_id,
         turn_id=turn.id,
-        provider=session.deps.provider_for(session.settings.model_provider),
+        provider=provider,
         sink=session.sink,
         tools=_tool_context(session, turn, tools, hooks),
         build_request=lambda: _build_request(session, turn, tools),

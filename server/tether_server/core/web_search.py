@@ -18,11 +18,17 @@ CALL_TYPE = "web_search_call"
 def tool_spec(mode: str) -> dict[str, Any] | None:
     """The hosted tool's entry for `mode`, or None when web search is disabled.
 
-    `cached` and `indexed` serve results from the provider's index only; `live` may fetch pages.
+    `cached` serves results from the provider's cache only; `live` may fetch pages; `indexed` may
+    fetch pages and the provider's index.
     """
     if mode not in ("live", "cached", "indexed"):
         return None
-    return {"type": "web_search", "external_web_access": mode == "live"}
+    # Members and order as Codex 0.169.0 sends them for its catalog models.
+    spec: dict[str, Any] = {"type": "web_search", "external_web_access": mode != "cached"}
+    if mode == "indexed":
+        spec["indexed_web_access"] = True
+    spec["search_content_types"] = ["text", "image"]
+    return spec
 
 
 def resolve_mode(web_search: object, tools: object) -> str:

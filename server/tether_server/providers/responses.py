@@ -31,6 +31,9 @@ class ResponsesProvider:
             `aclose` closes it.
     """
 
+    client_tool_search = True
+    """The API runs Codex's client-executed `tool_search`, so MCP tools may be deferred behind it."""
+
     def __init__(self, settings: ProviderSettings, client: httpx.AsyncClient | None = None) -> None:
         self.settings = settings
         self._owns_client = client is None

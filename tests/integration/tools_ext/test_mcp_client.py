@@ -44,18 +44,21 @@ async def test_discovery_and_a_call_with_structured_content_over_stdio(
     assert status["tools"]["lookup"]["annotations"]["readOnlyHint"] is True
     assert [r["uri"] for r in status["resources"]] == ["fixture://readme"]
 
+    # As Codex 0.169.0: the MCP tools are deferred behind tool_search, a found tool is called by
+    # its own name in its server's namespace.
     fake_model.add(
-        script.reply(script.function_call("mcp__fx__lookup", {"key": "abc"}, "call_1")),
+        script.reply(script.tool_search_call("lookup key", "call_s")),
+        script.reply(script.function_call("lookup", {"key": "abc"}, "call_1", namespace="mcp__fx")),
         script.text_reply("The value is ABC."),
     )
     thread_id = await _thread(server, workdir)
     mark, turn = await run_turn(server, thread_id, "look abc up")
     assert turn["status"] == "completed"
 
-    names = [t.get("name") for t in fake_model.requests[0].body["tools"]]
-    mcp_names = [n for n in names if n and n.startswith("mcp__")]
-    assert mcp_names == sorted(mcp_names) and "mcp__fx__lookup" in mcp_names
-    assert names.index("mcp__fx__lookup") > names.index("apply_patch")
+    names = [t.get("name", t["type"]) for t in fake_model.requests[0].body["tools"]]
+    assert "tool_search" in names and not [n for n in names if n.startswith("mcp__")]
+    (found,) = [i for i in fake_model.requests[1].body["input"] if i["type"] == "tool_search_output"]
+    assert [(n["name"], [t["name"] for t in n["tools"]]) for n in found["tools"]] == [("mcp__fx", ["lookup"])]
 
     started = items_of(server, mark, "item/started", "mcpToolCall")
     completed = items_of(server, mark, "item/completed", "mcpToolCall")
@@ -161,15 +164,18 @@ async def test_the_first_request_waits_for_a_slow_server_and_its_tool_works_at_o
     # go out without its tools, and the model's call to one failed as unknown.
     server = await start_server(*stdio_server("slow", "--slow", "2", startup_timeout_sec=30))
     fake_model.add(
-        script.reply(script.function_call("mcp__slow__lookup", {"key": "abc"}, "call_slow")),
+        script.reply(
+            script.tool_search_call("lookup", "call_s"),
+            script.function_call("lookup", {"key": "abc"}, "call_slow", namespace="mcp__slow"),
+        ),
         script.text_reply("The value is ABC."),
     )
     thread_id = await _thread(server, workdir)
     assert (await status_of(server, "slow"))["runtimeStatus"] == "starting"
     mark, turn = await run_turn(server, thread_id, "use the slow server's lookup tool on abc")
     assert turn["status"] == "completed"
-    names = [t.get("name") for t in fake_model.requests[0].body["tools"]]
-    assert "mcp__slow__lookup" in names
+    (found,) = [i for i in fake_model.requests[1].body["input"] if i["type"] == "tool_search_output"]
+    assert [n["name"] for n in found["tools"]] == ["mcp__slow"]
     (item,) = items_of(server, mark, "item/completed", "mcpToolCall")
     assert item["status"] == "completed" and item["server"] == "slow" and item["tool"] == "lookup"
     assert "ABC" in _output(fake_model, "call_slow")

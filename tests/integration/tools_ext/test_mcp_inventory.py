@@ -64,18 +64,24 @@ async def test_a_500_tool_inventory_is_found_through_tool_search(
     status = await wait_status(server, "fx", "connected")
     assert len(status["tools"]) == 506  # 500 generated, 6 of the fixture
     fake_model.add(
-        script.reply(script.function_call("tool_search", {"query": "topic123"}, "call_s")),
-        script.reply(script.function_call("mcp__fx__gen_0123", {"n": 5}, "call_g")),
+        script.reply(script.tool_search_call("topic123", "call_s")),
+        script.reply(script.function_call("gen_0123", {"n": 5}, "call_g", namespace="mcp__fx")),
         script.text_reply("found and called"),
     )
     thread_id = str((await server.request("thread/start", {"cwd": str(workdir)}))["thread"]["id"])
     mark, turn = await run_turn(server, thread_id, "use topic123")
     assert turn["status"] == "completed"
     tools = fake_model.requests[0].body["tools"]
-    assert "tool_search" in [t.get("name") for t in tools]
+    assert {"type": "tool_search", "execution": "client"}.items() <= tools[-1].items()
     assert not [t for t in tools if str(t.get("name", "")).startswith("mcp__")]
-    found = json.loads(_output(fake_model, "call_s"))["tools"]
-    assert found[0]["name"] == "mcp__fx__gen_0123" and found[0]["parameters"]["properties"]["n"]
+    (output,) = [i for i in fake_model.requests[1].body["input"] if i["type"] == "tool_search_output"]
+    (namespace,) = output["tools"]
+    found = namespace["tools"][0]
+    assert (
+        namespace["name"] == "mcp__fx"
+        and found["name"] == "gen_0123"
+        and found["parameters"]["properties"]["n"]
+    )
     assert "generated 123 got 5" in _output(fake_model, "call_g")
     (item,) = items_of(server, mark, "item/completed", "mcpToolCall")
     assert item["tool"] == "gen_0123" and item["status"] == "completed"

@@ -22,12 +22,20 @@ async def _run_turn(start_server: StartServer, workdir: Path, *config: str) -> t
     return server, mark
 
 
+_TYPES = {"search_content_types": ["text", "image"]}
+
+
 @pytest.mark.parametrize(
     ("config", "tool"),
     [
-        (('web_search="live"',), {"type": "web_search", "external_web_access": True}),
-        (('web_search="cached"',), {"type": "web_search", "external_web_access": False}),
-        (("tools.web_search=true",), {"type": "web_search", "external_web_access": True}),
+        # As Codex 0.169.0 sends them to gpt-5.5 (observed on the binary).
+        (('web_search="live"',), {"type": "web_search", "external_web_access": True, **_TYPES}),
+        (('web_search="cached"',), {"type": "web_search", "external_web_access": False, **_TYPES}),
+        (
+            ('web_search="indexed"',),
+            {"type": "web_search", "external_web_access": True, "indexed_web_access": True, **_TYPES},
+        ),
+        (("tools.web_search=true",), {"type": "web_search", "external_web_access": True, **_TYPES}),
         (('web_search="disabled"', "tools.web_search=true"), None),
         ((), None),
     ],

@@ -23,6 +23,9 @@ from tether_server.providers.sse import SseDecoder
 class ChatProvider(ResponsesProvider):
     """Streams chat completions from ``{base_url}/chat/completions``. One attempt per `stream` call."""
 
+    client_tool_search = False
+    """Chat Completions has no client-run search tool: MCP tools are offered as functions."""
+
     @property
     def url(self) -> str:
         return self.settings.base_url.rstrip("/") + "/chat/completions"

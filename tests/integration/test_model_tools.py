@@ -1,0 +1,121 @@
+"""The tools the model is offered, against what Codex 0.169.0 sent the same fake model
+(`codex_facts/model_tools.json`: names, types, schemas and order; descriptions are each side's own)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from tests.conftest import StartServer
+from tests.integration.tools_ext.mcp_support import items_of, run_turn, stdio_server, wait_status
+from tether_testing import script
+from tether_testing.fake_responses import FakeResponsesServer
+
+FACTS = json.loads((Path(__file__).parent / "codex_facts" / "model_tools.json").read_text())
+# Codex's MCP resource tools, which Tether does not offer (docs/protocol.md, "The model's tools").
+RESOURCE_TOOLS = {"list_mcp_resources", "list_mcp_resource_templates", "read_mcp_resource"}
+
+
+def _shape(value: Any) -> Any:
+    """A definition without its prose (descriptions, the apply_patch grammar), as the facts keep it."""
+    if isinstance(value, list):
+        return [_shape(v) for v in value]
+    if not isinstance(value, dict):
+        return value
+    out: dict[str, Any] = {}
+    for key, member in value.items():
+        if (key == "description" and isinstance(member, str)) or (
+            key == "format" and value.get("type") == "custom"
+        ):
+            continue
+        if key == "properties" and isinstance(member, dict):
+            out[key] = {name: _shape(p) for name, p in member.items()}
+        else:
+            out[key] = _shape(member)
+    return out
+
+
+def _name(tool: dict[str, Any]) -> str:
+    return str(tool.get("name", tool["type"]))
+
+
+async def _first_request_tools(
+    start_server: StartServer, fake: FakeResponsesServer, workdir: Path, *config: str
+) -> list[dict[str, Any]]:
+    server = await start_server(*config)
+    if any(c.startswith("mcp_servers.") for c in config):
+        await wait_status(server, "fx", "connected")
+    fake.add(script.text_reply("ok"))
+    thread = await server.request("thread/start", {"cwd": str(workdir)})
+    await run_turn(server, thread["thread"]["id"], "hi")
+    return list(fake.requests[0].body["tools"])
+
+
+async def test_the_default_tools_are_codexs_with_web_search_as_configured(
+    start_server: StartServer, fake_model: FakeResponsesServer, workdir: Path
+) -> None:
+    tools = await _first_request_tools(start_server, fake_model, workdir, "-c", 'web_search="cached"')
+    # Same names, order, members and schemas: the sandbox_permissions enum, request_user_input
+    # before apply_patch, no update_plan, Codex's client-run tool_search, the hosted search last.
+    assert _shape(tools) == FACTS["default"]
+
+
+async def test_without_web_search_configured_only_the_hosted_tool_is_left_out(
+    start_server: StartServer, fake_model: FakeResponsesServer, workdir: Path
+) -> None:
+    # Codex's default is "cached"; Tether's stays "disabled" (docs/protocol.md).
+    tools = await _first_request_tools(start_server, fake_model, workdir)
+    assert _shape(tools) == [t for t in FACTS["default"] if t["type"] != "web_search"]
+
+
+async def test_mcp_tools_are_deferred_behind_tool_search_as_codex_defers_them(
+    start_server: StartServer, fake_model: FakeResponsesServer, workdir: Path
+) -> None:
+    tools = await _first_request_tools(
+        start_server, fake_model, workdir, *stdio_server("fx"), "-c", 'web_search="cached"'
+    )
+    expected = [t for t in FACTS["mcp"] if _name(t) not in RESOURCE_TOOLS]
+    assert _shape(tools) == expected
+    assert not [t for t in tools if _name(t).startswith("mcp__")]
+
+
+async def test_tool_search_answers_as_codex_and_a_found_tool_is_called_in_its_namespace(
+    start_server: StartServer, fake_model: FakeResponsesServer, workdir: Path
+) -> None:
+    server = await start_server(*stdio_server("fx"))
+    await wait_status(server, "fx", "connected")
+    queries = list(FACTS["search"])
+    fake_model.add(
+        script.reply(*(script.tool_search_call(q, f"call_q{i}") for i, q in enumerate(queries))),
+        script.reply(script.function_call("lookup", {"key": "abc"}, "call_lk", namespace="mcp__fx")),
+        script.text_reply("done"),
+    )
+    thread = await server.request("thread/start", {"cwd": str(workdir)})
+    mark, turn = await run_turn(server, thread["thread"]["id"], "find a lookup tool and look abc up")
+    assert turn["status"] == "completed"
+
+    second = fake_model.requests[1].body["input"]
+    outputs = {i["call_id"]: i for i in second if i["type"] == "tool_search_output"}
+    for index, query in enumerate(queries):
+        expected = {**FACTS["search"][query], "call_id": f"call_q{index}"}
+        assert outputs[f"call_q{index}"] == expected, query
+    # The search call goes back as it came, and the tool list never changes.
+    calls = [i for i in second if i["type"] == "tool_search_call"]
+    assert [c["arguments"] for c in calls] == [{"query": q} for q in queries]
+    assert fake_model.requests[1].body["tools"] == fake_model.requests[0].body["tools"]
+
+    # Codex shows no item for a search; the namespaced call is an mcpToolCall of the server's tool.
+    completed = [m["params"]["item"] for m in server.since(mark) if m.get("method") == "item/completed"]
+    assert [i["type"] for i in completed] == ["userMessage", "mcpToolCall", "agentMessage"]
+    (item,) = items_of(server, mark, "item/completed", "mcpToolCall")
+    assert (item["id"], item["server"], item["tool"], item["status"]) == (
+        "call_lk",
+        "fx",
+        "lookup",
+        "completed",
+    )
+    (output,) = [
+        i for i in fake_model.requests[2].body["input"] if i.get("call_id") == "call_lk" and "output" in i
+    ]
+    assert '"value": "ABC"' in output["output"]
