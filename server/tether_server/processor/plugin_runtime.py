@@ -7,10 +7,12 @@ user's own `mcp_servers` win over a plugin's server of the same name.
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from tether_server.config.plugins import PluginContributions, installed_plugin_contributions
+from tether_server.config.hooks import HookLayer
+from tether_server.config.plugins import PluginContributions, installed_plugin_contributions, registry
 from tether_server.config.skills import SkillRoot
 from tether_server.processor.state import ServerState
 from tether_server.tools.mcp.config import ServerConfig, parse_servers
@@ -40,6 +42,34 @@ async def at_start(home: Path, configured: Any) -> tuple[list[ServerConfig], lis
     found = await asyncio.to_thread(installed_plugin_contributions, home)
     servers, warnings = parse_servers(with_plugin_servers(configured, found))
     return servers, warnings, skill_roots(found)
+
+
+def hook_source(home: Path) -> Callable[[Path], list[HookLayer]]:
+    """The installed plugins' hook configs as hook layers (source `plugin`), for any cwd.
+
+    Asked at every hook event: the plugins are read again only when `state.json` changed.
+    """
+    cache: dict[str, Any] = {"key": None, "layers": []}
+
+    def layers(cwd: Path) -> list[HookLayer]:
+        try:
+            info = (registry.plugins_dir(home) / "state.json").stat()
+            key: Any = (info.st_mtime_ns, info.st_size, info.st_ino)
+        except OSError:
+            key = None
+        if key != cache["key"]:
+            found = installed_plugin_contributions(home)
+            cache["layers"] = [HookLayer(h.table, h.path, "plugin", h.plugin_id) for h in found.hooks]
+            cache["key"] = key
+        return list(cache["layers"])
+
+    return layers
+
+
+def wire_up(state: ServerState, plugin_skills: list[SkillRoot]) -> None:
+    """At start: the plugins' skill roots (read by `at_start`) and their hooks join the daemon."""
+    state.threads.deps.skill_roots.set(PLUGIN_SKILLS, plugin_skills)
+    state.hook_sources.append(hook_source(state.home))
 
 
 async def apply_contributions(state: ServerState) -> None:

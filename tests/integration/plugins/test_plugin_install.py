@@ -101,6 +101,17 @@ async def test_installed_plugin_brings_its_skill_and_mcp_server_to_the_next_thre
         assert (home / "plugins/cache" / MARKET / PLUGIN / "0.1.0/.codex-plugin/plugin.json").is_file()
 
         await wait_status(server, SERVER, "connected", after=mark)
+        # Its hook is listed as Codex lists a plugin's hook: from the installed copy, untrusted.
+        listed_hooks = (await server.request("hooks/list", {"cwds": [str(workdir)]}))["data"][0]["hooks"]
+        (hook,) = [h for h in listed_hooks if h["source"] == "plugin"]
+        assert (hook["pluginId"], hook["eventName"], hook["matcher"], hook["trustStatus"]) == (
+            PLUGIN_ID,
+            "preToolUse",
+            "Bash",
+            "untrusted",
+        )
+        assert hook["sourcePath"] == str(home / "plugins/cache" / MARKET / PLUGIN / "0.1.0/hooks.json")
+
         # The skill is in the new thread's context; the server's tools are found by tool search.
         body, found = await _first_request(server, fake_model, workdir, search=True)
         assert SKILL_DESCRIPTION in json.dumps(body) and _has_tool_search(body)
@@ -108,5 +119,7 @@ async def test_installed_plugin_brings_its_skill_and_mcp_server_to_the_next_thre
 
         assert await server.request("plugin/uninstall", {"pluginId": PLUGIN_ID}) == {}
         assert (await server.request("plugin/installed", {}))["marketplaces"] == []
+        listed_hooks = (await server.request("hooks/list", {"cwds": [str(workdir)]}))["data"][0]["hooks"]
+        assert not [h for h in listed_hooks if h["source"] == "plugin"]
         after, found = await _first_request(server, fake_model, workdir, search=True)
         assert SKILL_DESCRIPTION not in json.dumps(after) and SERVER not in found
