@@ -237,14 +237,10 @@ class App:
         subscriptions = Subscriptions(lambda: connections)
         loaded_threads: dict[str, ThreadHandle] = {}
         approvals = ApprovalBroker(requests, subscriptions, loaded_threads)
-        mcp_servers, mcp_warnings, plugin_skills = await plugin_runtime.at_start(
-            self.home, self.loaded.config.mcp_servers
-        )
-        self.loaded.warnings.extend(mcp_warnings)
+        mcp_servers, plugin_skills = await plugin_runtime.at_start(self.home, self.loaded)
         mcp = McpManager(mcp_servers)
         deps = self._session_deps(providers, capability, approvals)
         deps.mcp = mcp
-        deps.skill_roots.set(plugin_runtime.PLUGIN_SKILLS, plugin_skills)
         windows = ServedWindows(chat_servers(self.loaded, credentials.api_key))
         deps.served_window = None if self.loaded.config.model_context_window else windows
         threads = ThreadManager(store, deps, projection.notification, loaded_threads)
@@ -272,6 +268,7 @@ class App:
             ),
         )
         processor_mcp.wire_up(state, mcp)
+        plugin_runtime.wire_up(state, plugin_skills)
         state.queues = QueueBook(store, threads, state.connections, lambda: state.config.config)
         threads.on_loaded.append(state.queues.attach)
         goals.enabled = functools.partial(goals_on, state)

@@ -11,6 +11,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from tether_server.config import LoadedConfig
 from tether_server.config.hooks import HookLayer
 from tether_server.config.plugins import PluginContributions, installed_plugin_contributions, registry
 from tether_server.config.skills import SkillRoot
@@ -37,11 +38,13 @@ def skill_roots(found: PluginContributions) -> list[SkillRoot]:
     return [SkillRoot(r.root, "user", confine=r.root, plugin_id=r.plugin_id) for r in found.skill_roots]
 
 
-async def at_start(home: Path, configured: Any) -> tuple[list[ServerConfig], list[str], list[SkillRoot]]:
-    """The MCP servers to start (the user's and the plugins'), warnings, and the plugins' skill roots."""
+async def at_start(home: Path, loaded: LoadedConfig) -> tuple[list[ServerConfig], list[SkillRoot]]:
+    """The MCP servers to start (the user's and the plugins') and the plugins' skill roots; a
+    server entry that cannot be used becomes a config warning."""
     found = await asyncio.to_thread(installed_plugin_contributions, home)
-    servers, warnings = parse_servers(with_plugin_servers(configured, found))
-    return servers, warnings, skill_roots(found)
+    servers, warnings = parse_servers(with_plugin_servers(loaded.config.mcp_servers, found))
+    loaded.warnings.extend(warnings)
+    return servers, skill_roots(found)
 
 
 def hook_source(home: Path) -> Callable[[Path], list[HookLayer]]:
