@@ -246,40 +246,38 @@ async def test_features_multi_agent_false_turns_the_tools_off(
         "turn/start", {"threadId": thread["thread"]["id"], "input": [{"type": "text", "text": "go"}]}
     )
     await server.notification("turn/completed", after=mark)
-    assert outputs(fake_model)["c1"] == "unsupported call: spawn_agent"
+    assert outputs(fake_model)["c1"] == "unsupported call: multi_agent_v1spawn_agent"
 
 
-async def test_limits_a_second_agent_past_max_threads_and_a_child_cannot_spawn(
+async def test_limits_six_open_agents_and_a_child_cannot_spawn(
     start_app: StartApp, fake_model: FakeResponsesServer, workdir: Path
 ) -> None:
-    fake_model.add(
-        script.reply(
-            agent_call("spawn_agent", {"message": CHILD_TASK}, "first"),
-            agent_call("spawn_agent", {"message": "another task"}, "second"),
-        ),
-        script.text_reply("done"),
-    )
+    spawns = [agent_call("spawn_agent", {"message": f"{CHILD_TASK} {n}"}, f"s{n}") for n in range(8)]
+    fake_model.add(script.reply(*spawns), script.text_reply("done"))
     fake_model.add_for(
         is_child,
         script.reply(agent_call("spawn_agent", {"message": "grandchild"}, "from_child")),
-        script.text_reply("child done"),
+        *[script.text_reply(f"child {n}") for n in range(6)],
     )
-    server = await start_app("-c", "agents.max_threads=1")
+    server = await start_app()
     thread = await server.request("thread/start", {"cwd": str(workdir)})
     parent = thread["thread"]["id"]
     mark = server.mark()
     await server.request("turn/start", {"threadId": parent, "input": [{"type": "text", "text": "go"}]})
     await server.notification("turn/completed", after=mark, where=lambda p: p["threadId"] == parent)
-    spawned = await server.notification(
-        "item/completed", after=mark, where=lambda p: p["item"]["type"] == "collabAgentToolCall"
-    )
-    agent = spawned["params"]["item"]["receiverThreadIds"][0]
-    await server.notification("turn/completed", after=mark, where=lambda p: p["threadId"] == agent)
+    items = collab_items(server.since(mark), "item/completed")
+    agents = [i["receiverThreadIds"][0] for i in items if i["status"] == "completed"]
+    for agent in agents:
+        await server.notification("turn/completed", after=mark, where=lambda p, a=agent: p["threadId"] == a)
     out = outputs(fake_model)
-    assert json.loads(out["first"])["agent_id"] == agent
-    assert out["second"] == "agent thread limit reached"
+    # Codex's default `agents.max_threads` is 6; its words for the seventh.
+    assert [json.loads(out[f"s{n}"])["agent_id"] for n in range(6)] == agents
+    assert [out[f"s{n}"] for n in range(6, 8)] == ["collab spawn failed: agent thread limit reached"] * 2
+    assert [(i["status"], i["receiverThreadIds"], i["agentsStates"]) for i in items[6:]] == [
+        ("failed", [], {})
+    ] * 2
     # max_depth 1 (Codex's default): the child's own spawn is not a tool it has.
-    assert out["from_child"] == "unsupported call: spawn_agent"
+    assert out["from_child"] == "unsupported call: multi_agent_v1spawn_agent"
 
 
 async def test_a_wait_times_out_then_send_input_starts_the_childs_next_turn(

@@ -165,7 +165,10 @@ class AgentTools:
         async def call(ctx: ToolContext, request: ToolCall) -> ToolOutput:
             if not port.offered(ctx.thread_id):
                 # Past the depth limit the tools are not this thread's, as on Codex.
-                return ToolOutput(f"unsupported call: {request.name.removeprefix(prefix)}", success=False)
+                # Codex words it with the namespace glued to the name.
+                return ToolOutput(
+                    f"unsupported call: {NAMESPACE}{request.name.removeprefix(prefix)}", success=False
+                )
             try:
                 return await run(port, ctx, request)
             except AgentError as exc:
@@ -227,9 +230,9 @@ async def _spawn(port: AgentPort, ctx: ToolContext, call: ToolCall) -> ToolOutpu
     await _item(ctx, item)
     try:
         spawned = await port.spawn(ctx.thread_id, ctx.turn_id, message, model, effort)
-    except AgentError:
+    except AgentError as exc:
         await _done(ctx, item, "failed")
-        raise
+        return ToolOutput(f"collab spawn failed: {exc}", success=False)
     item.receiver_thread_ids = [spawned.agent_id]
     item.model, item.reasoning_effort = spawned.model, spawned.effort
     item.agents_states = {spawned.agent_id: AgentState("pendingInit").wire()}
