@@ -328,3 +328,56 @@ async def test_a_wait_times_out_then_send_input_starts_the_childs_next_turn(
     assert (send["tool"], send["prompt"]) == ("sendInput", "CHILD-TASK again")
     assert send["agentsStates"] == {agent: {"status": "completed", "message": "child first"}}
 
+
+def search_call(query: str, call_id: str) -> OutputItem:
+    """A client-run `tool_search_call`, as the Responses API sends it."""
+    done = {
+        "type": "tool_search_call",
+        "id": f"ts_{call_id}",
+        "call_id": call_id,
+        "status": "completed",
+        "execution": "client",
+        "arguments": {"query": query},
+    }
+    return OutputItem({**done, "status": "in_progress"}, done, [])
+
+
+def found_namespaces(fake: FakeResponsesServer, call_id: str) -> list[dict[str, Any]]:
+    return next(
+        entry["tools"]
+        for entry in fake.requests[-1].body["input"]
+        if entry.get("type") == "tool_search_output" and entry["call_id"] == call_id
+    )
+
+
+async def test_tool_search_finds_the_multi_agent_namespace_only_when_the_feature_is_on(
+    start_app: StartApp, fake_model: FakeResponsesServer, workdir: Path
+) -> None:
+    fake_model.add(script.reply(search_call("spawn agent wait close", "s1")), script.text_reply("done"))
+    server = await start_app()
+    thread = await server.request("thread/start", {"cwd": str(workdir)})
+    mark = server.mark()
+    await server.request(
+        "turn/start", {"threadId": thread["thread"]["id"], "input": [{"type": "text", "text": "go"}]}
+    )
+    await server.notification("turn/completed", after=mark)
+    (namespace,) = found_namespaces(fake_model, "s1")
+    assert namespace["type"] == "namespace" and namespace["name"] == "multi_agent_v1"
+    tools = {tool["name"]: tool for tool in namespace["tools"]}
+    assert set(tools) == {"spawn_agent", "send_input", "wait_agent", "close_agent"}
+    # Codex's parameter names, types and required lists.
+    assert tools["wait_agent"]["parameters"]["required"] == ["targets"]
+    assert tools["wait_agent"]["parameters"]["properties"]["targets"]["type"] == "array"
+    assert "required" not in tools["spawn_agent"]["parameters"]
+    assert tools["close_agent"]["parameters"]["required"] == ["target"]
+    assert all(tool["defer_loading"] is True and tool["strict"] is False for tool in tools.values())
+
+    off = await start_app("-c", "features.multi_agent=false", home=workdir.parent / "home-off")
+    fake_model.add(script.reply(search_call("spawn agent", "s2")), script.text_reply("done"))
+    thread = await off.request("thread/start", {"cwd": str(workdir)})
+    mark = off.mark()
+    await off.request(
+        "turn/start", {"threadId": thread["thread"]["id"], "input": [{"type": "text", "text": "go"}]}
+    )
+    await off.notification("turn/completed", after=mark)
+    assert found_namespaces(fake_model, "s2") == []
