@@ -30,7 +30,6 @@ from tether_server.processor.handlers import UNIMPLEMENTED, build_routes
 from tether_server.processor.lifecycle import IdleUnloader
 from tether_server.processor.methods import mcp as processor_mcp
 from tether_server.processor.methods.hooks import running_hooks
-from tether_server.processor.methods.thread_goal import goals_on
 from tether_server.processor.queues import QueueBook
 from tether_server.processor.read_marks import ReadMarks
 from tether_server.processor.state import ServerState
@@ -271,7 +270,6 @@ class App:
         plugin_runtime.wire_up(state, plugin_skills)
         state.queues = QueueBook(store, threads, state.connections, lambda: state.config.config)
         threads.on_loaded.append(state.queues.attach)
-        goals.enabled = functools.partial(goals_on, state)
         deps.hooks = functools.partial(running_hooks, state)
         deps.agents = SubAgents(state)
         unloader = IdleUnloader(state, float(self.loaded.config.thread_unload_delay_secs))

@@ -8,6 +8,8 @@ from pathlib import Path
 
 from tether_server.auth import Credentials
 from tether_server.config import LoadedConfig
+from tether_server.config.features import CATALOGUE
+from tether_server.config.features import enabled as feature_enabled
 from tether_server.config.hook_sources import ExtraLayers
 from tether_server.processor.approvals import ApprovalBroker
 from tether_server.processor.command_registry import CommandExecs
@@ -23,6 +25,8 @@ from tether_server.rpc.connection import Connection
 from tether_server.store.base import ThreadStore, TurnRecord
 from tether_server.threads.manager import ThreadManager
 from tether_server.tools.mcp.manager import McpManager
+
+_GOALS = next(feature for feature in CATALOGUE if feature.name == "goals")
 
 
 @dataclass
@@ -58,6 +62,14 @@ class ServerState:
     # More places hooks come from besides config.toml and trusted projects (installed plugins):
     # each maps a working directory to hook layers; hooks/list and the turns read them alike.
     hook_sources: list[ExtraLayers] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        if self.goals is not None:
+            self.goals.enabled = self.goals_on
+
+    def goals_on(self) -> bool:
+        """Codex's `goals` feature (stable, on unless `features.goals = false`), as configured now."""
+        return feature_enabled(_GOALS, self.config.config.features, self.feature_enablement)
 
     async def connection_closed(self, conn: Connection) -> None:
         """The one disconnect path: everything the connection held ends here."""

@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 from tether_protocol.v2 import thread_goal as tg
-from tether_server.config.features import CATALOGUE
-from tether_server.config.features import enabled as features_enabled
 from tether_server.core.goal_tools import GoalError
 from tether_server.errors import InvalidRequest
 from tether_server.processor.goals import KEEP, GoalBook
@@ -13,17 +11,10 @@ from tether_server.processor.thread_lookup import record_or_fail
 from tether_server.processor.uuid_text import check_thread_id
 from tether_server.rpc.context import RequestContext
 
-GOALS = next(feature for feature in CATALOGUE if feature.name == "goals")
-
-
-def goals_on(state: ServerState) -> bool:
-    """Codex's `goals` feature (stable, on unless `features.goals = false`)."""
-    return features_enabled(GOALS, state.config.config.features, state.feature_enablement)
-
 
 def _book(state: ServerState) -> GoalBook:
     # Codex checks the feature before anything else, the thread id included.
-    if not goals_on(state):
+    if not state.goals_on():
         raise InvalidRequest("goals feature is disabled")
     if state.goals is None:
         raise InvalidRequest("thread goals are not available")
