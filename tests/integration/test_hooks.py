@@ -12,9 +12,11 @@ import os
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from tests.conftest import StartApp
 from tests.support import schema
-from tests.support.rpcclient import RpcClient
+from tests.support.rpcclient import RpcClient, RpcErrorReply
 from tether_testing import script
 from tether_testing.fake_responses import FakeResponsesServer
 
@@ -213,3 +215,51 @@ def _gone(pid: int) -> bool:
     except FileNotFoundError:
         return True
     return stat.rsplit(")", 1)[1].split()[0] in ("Z", "X") or not os.path.exists(f"/proc/{pid}")
+
+
+async def test_a_blocked_prompt_never_reaches_the_model(
+    start_app: StartApp, fake_model: FakeResponsesServer, workdir: Path, tmp_path: Path
+) -> None:
+    # Codex: the hook is `blocked` with its stderr, no user message item, no model request, and
+    # the turn completes empty.
+    server = await start_app()
+    hook_dir = tmp_path / "hook"
+    command = _hook_script(hook_dir, 'echo "prompt refused" >&2; exit 2')
+    await _trust(server, await _configure(server, "UserPromptSubmit", str(command)))
+    _, mark = await _turn(server, workdir, "do something risky")
+
+    assert fake_model.requests == []
+    seen = server.since(mark)
+    assert not [m for m in seen if m.get("method") == "item/started"]
+    _, completed = _hook_messages(server, mark)
+    run = completed["params"]["run"]
+    assert (run["status"], run["entries"]) == ("blocked", [{"kind": "feedback", "text": "prompt refused"}])
+    (done,) = [m for m in seen if m.get("method") == "turn/completed"]
+    assert (done["params"]["turn"]["status"], done["params"]["turn"]["items"]) == ("completed", [])
+
+
+async def test_hooks_list_for_a_thread_answers_as_codex(
+    start_app: StartApp, workdir: Path, tmp_path: Path
+) -> None:
+    server = await start_app()
+    hook = await _configure(server, "Stop", str(_hook_script(tmp_path / "hook", "exit 0")))
+    started = await server.request("thread/start", {"cwd": str(workdir)})
+    listed = await server.request("hooks/list", {"threadId": started["thread"]["id"]})
+    assert [(e["cwd"], [h["key"] for h in e["hooks"]]) for e in listed["data"]] == [
+        (str(workdir), [hook["key"]])
+    ]
+    # Codex 0.169.0's refusals, all -32600.
+    missing = "01a23358-4fc6-7c51-844a-4668ff5884f5"
+    refusals: list[tuple[dict[str, Any], str]] = [
+        ({"threadId": "x", "cwds": ["/tmp"]}, "specify either threadId or cwds"),
+        (
+            {"threadId": "nope"},
+            "invalid thread id: invalid character: expected an optional prefix of "
+            "`urn:uuid:` followed by [0-9a-fA-F-], found `n` at 1",
+        ),
+        ({"threadId": missing}, f"thread not found: {missing}"),
+    ]
+    for params, message in refusals:
+        with pytest.raises(RpcErrorReply) as caught:
+            await server.request("hooks/list", params)
+        assert (caught.value.code, caught.value.message) == (-32600, message)

@@ -7,9 +7,10 @@ from pathlib import Path
 from tether_protocol.v2 import workspace as ws
 from tether_server.config.hook_sources import hooks_for
 from tether_server.config.hooks import Hook
-from tether_server.errors import InvalidParams
+from tether_server.errors import InvalidRequest, NotFound
 from tether_server.processor.settings import default_cwd
 from tether_server.processor.state import ServerState
+from tether_server.processor.uuid_text import check_thread_id
 from tether_server.rpc.context import RequestContext
 
 
@@ -29,9 +30,13 @@ async def hooks_list(
     """Every configured hook per working directory (a loaded thread's own with `threadId`)."""
     cwds = cwds_or_default(params.cwds)
     if params.thread_id is not None:
+        # Codex's checks and words, in its order.
+        if params.cwds:
+            raise InvalidRequest("specify either threadId or cwds")
+        check_thread_id(params.thread_id)
         handle = state.threads.get(params.thread_id)
         if handle is None:
-            raise InvalidParams(f"thread not found: {params.thread_id}")
+            raise NotFound(f"thread not found: {params.thread_id}")
         cwds = [handle.settings.cwd]
     return ws.HooksListResponse(data=[_entry(state, cwd) for cwd in cwds])
 
