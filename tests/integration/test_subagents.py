@@ -5,6 +5,7 @@ back to the parent. Outputs, items and errors are the ones Codex answered for th
 
 from __future__ import annotations
 
+import functools
 import json
 from pathlib import Path
 from typing import Any
@@ -48,6 +49,10 @@ def outputs(fake: FakeResponsesServer) -> dict[str, Any]:
         for entry in request.body["input"]
         if entry.get("type") == "function_call_output"
     }
+
+
+def _turn_completed_on(message: dict[str, Any], thread_id: str) -> bool:
+    return message.get("method") == "turn/completed" and message["params"]["threadId"] == thread_id
 
 
 def collab_items(messages: list[dict[str, Any]], method: str) -> list[dict[str, Any]]:
@@ -268,7 +273,7 @@ async def test_limits_six_open_agents_and_a_child_cannot_spawn(
     items = collab_items(server.since(mark), "item/completed")
     agents = [i["receiverThreadIds"][0] for i in items if i["status"] == "completed"]
     for agent in agents:
-        await server.notification("turn/completed", after=mark, where=lambda p, a=agent: p["threadId"] == a)
+        await server.wait_for(functools.partial(_turn_completed_on, thread_id=agent), after=mark)
     out = outputs(fake_model)
     # Codex's default `agents.max_threads` is 6; its words for the seventh.
     assert [json.loads(out[f"s{n}"])["agent_id"] for n in range(6)] == agents
@@ -329,6 +334,66 @@ async def test_a_wait_times_out_then_send_input_starts_the_childs_next_turn(
     assert send["agentsStates"] == {agent: {"status": "completed", "message": "child first"}}
 
 
+async def test_a_closed_agent_is_not_found_until_resume_agent_opens_it_again(
+    start_app: StartApp, fake_model: FakeResponsesServer, workdir: Path
+) -> None:
+    closing, resuming, waiting = later("close"), later("resume"), later("wait")
+    fake_model.add(
+        script.reply(agent_call("spawn_agent", {"message": CHILD_TASK}, "call_spawn")),
+        closing,
+        resuming,
+        waiting,
+        script.text_reply("parent done"),
+    )
+    fake_model.add_for(is_child, script.text_reply("child first"), script.text_reply("child second"))
+    server = await start_app()
+    thread = await server.request("thread/start", {"cwd": str(workdir)})
+    parent = thread["thread"]["id"]
+    mark = server.mark()
+    await server.request("turn/start", {"threadId": parent, "input": [{"type": "text", "text": "go"}]})
+    spawned = await server.notification(
+        "item/completed", after=mark, where=lambda p: p["item"]["type"] == "collabAgentToolCall"
+    )
+    agent = spawned["params"]["item"]["receiverThreadIds"][0]
+    fill(
+        closing,
+        agent_call("wait_agent", {"targets": [agent]}, "call_wait"),
+        agent_call("close_agent", {"target": agent}, "call_close"),
+        agent_call("send_input", {"target": agent, "message": "closed?"}, "call_send_closed"),
+    )
+    fake_model.release("close")
+    fill(
+        resuming,
+        agent_call("resume_agent", {"id": agent}, "call_resume"),
+        agent_call("resume_agent", {"id": agent}, "call_resume_again"),
+        agent_call("send_input", {"target": agent, "message": "CHILD-TASK two"}, "call_send"),
+    )
+    fake_model.release("resume")
+    fill(waiting, agent_call("wait_agent", {"targets": [agent]}, "call_wait2"))
+    fake_model.release("wait")
+    await server.notification("turn/completed", after=mark, where=lambda p: p["threadId"] == parent)
+    out = outputs(fake_model)
+    assert out["call_send_closed"] == f"agent with id {agent} not found"
+    assert (
+        json.loads(out["call_resume"]) == json.loads(out["call_resume_again"]) == {"status": "pending_init"}
+    )
+    assert json.loads(out["call_wait2"])["status"] == {agent: {"completed": "child second"}}
+    done = {i["id"]: i for i in collab_items(server.since(mark), "item/completed")}
+    assert (done["call_send_closed"]["status"], done["call_send_closed"]["agentsStates"]) == (
+        "failed",
+        {agent: {"status": "notFound", "message": None}},
+    )
+    assert (
+        done["call_resume"]["tool"],
+        done["call_resume"]["status"],
+        done["call_resume"]["agentsStates"],
+    ) == (
+        "resumeAgent",
+        "completed",
+        {agent: {"status": "pendingInit", "message": None}},
+    )
+
+
 def search_call(query: str, call_id: str) -> OutputItem:
     """A client-run `tool_search_call`, as the Responses API sends it."""
     done = {
@@ -353,7 +418,9 @@ def found_namespaces(fake: FakeResponsesServer, call_id: str) -> list[dict[str, 
 async def test_tool_search_finds_the_multi_agent_namespace_only_when_the_feature_is_on(
     start_app: StartApp, fake_model: FakeResponsesServer, workdir: Path
 ) -> None:
-    fake_model.add(script.reply(search_call("spawn agent wait close", "s1")), script.text_reply("done"))
+    fake_model.add(
+        script.reply(search_call("spawn agent wait close send input", "s1")), script.text_reply("done")
+    )
     server = await start_app()
     thread = await server.request("thread/start", {"cwd": str(workdir)})
     mark = server.mark()
@@ -364,7 +431,7 @@ async def test_tool_search_finds_the_multi_agent_namespace_only_when_the_feature
     (namespace,) = found_namespaces(fake_model, "s1")
     assert namespace["type"] == "namespace" and namespace["name"] == "multi_agent_v1"
     tools = {tool["name"]: tool for tool in namespace["tools"]}
-    assert set(tools) == {"spawn_agent", "send_input", "wait_agent", "close_agent"}
+    assert set(tools) == {"spawn_agent", "send_input", "wait_agent", "resume_agent", "close_agent"}
     # Codex's parameter names, types and required lists.
     assert tools["wait_agent"]["parameters"]["required"] == ["targets"]
     assert tools["wait_agent"]["parameters"]["properties"]["targets"]["type"] == "array"

@@ -68,7 +68,13 @@ class AgentPort(Protocol):
         self, parent_id: str, turn_id: str, message: str, model: str | None, effort: str | None
     ) -> Spawned: ...
 
-    def state(self, agent_id: str) -> AgentState | None: ...
+    def state(self, agent_id: str) -> AgentState | None:
+        """The agent's status; None for one never spawned or closed."""
+        ...
+
+    async def resume(self, agent_id: str) -> AgentState | None:
+        """Open a closed agent again (an open one stays as it is); None for one never spawned."""
+        ...
 
     async def wait(self, agent_ids: list[str], timeout_s: float) -> dict[str, AgentState]:
         """The agents among `agent_ids` in a final status, once one is (empty on timeout)."""
@@ -136,6 +142,12 @@ SPECS: tuple[dict[str, Any], ...] = (
             },
         },
         ["targets"],
+    ),
+    _spec(
+        "resume_agent",
+        "Open again an agent you closed, so that it takes send_input and wait_agent calls.",
+        {"id": {"type": "string", "description": "The agent's id."}},
+        ["id"],
     ),
     _spec(
         "close_agent",
@@ -271,9 +283,7 @@ async def _close(port: AgentPort, ctx: ToolContext, call: ToolCall) -> ToolOutpu
     item = items.CollabAgentToolCall(call.call_id, "closeAgent", ctx.thread_id, now_ms(), [target])
     await _item(ctx, item)
     if port.state(target) is None:
-        item.agents_states = {target: AgentState("notFound").wire()}
-        await _done(ctx, item, "failed")
-        return ToolOutput(f"agent with id {target} not found", success=False)
+        return await _not_found(ctx, item, target)
     previous = await port.close(target)
     item.agents_states = {target: previous.wire()}
     await _done(ctx, item)
@@ -285,21 +295,39 @@ async def _send_input(port: AgentPort, ctx: ToolContext, call: ToolCall) -> Tool
     target, message = _agent_id(args), _text(args, "message")
     if not message:
         return ToolOutput("Provide one of: message or items", success=False)
-    _known(port, target)
+    _parsed(target)
     item = items.CollabAgentToolCall(
         call.call_id, "sendInput", ctx.thread_id, now_ms(), [target], prompt=message
     )
     await _item(ctx, item)
     # The status the agent had when the input reached it, as Codex reports it.
     state = port.state(target)
-    try:
-        submission = await port.send_input(target, message, args.get("interrupt") is True)
-    except AgentError:
-        await _done(ctx, item, "failed")
-        raise
-    item.agents_states = {target: (state or AgentState("notFound")).wire()}
+    if state is None:
+        return await _not_found(ctx, item, target)
+    submission = await port.send_input(target, message, args.get("interrupt") is True)
+    item.agents_states = {target: state.wire()}
     await _done(ctx, item)
     return ToolOutput(json.dumps({"submission_id": submission}, separators=(",", ":")))
+
+
+async def _resume(port: AgentPort, ctx: ToolContext, call: ToolCall) -> ToolOutput:
+    target = _agent_id(call.arguments(), "id")
+    _parsed(target)
+    item = items.CollabAgentToolCall(call.call_id, "resumeAgent", ctx.thread_id, now_ms(), [target])
+    await _item(ctx, item)
+    state = await port.resume(target)
+    if state is None:
+        return await _not_found(ctx, item, target)
+    item.agents_states = {target: state.wire()}
+    await _done(ctx, item)
+    return ToolOutput(json.dumps({"status": state.for_model()}, separators=(",", ":")))
+
+
+async def _not_found(ctx: ToolContext, item: items.CollabAgentToolCall, target: str) -> ToolOutput:
+    """An agent never spawned, or closed: the item fails, as on Codex."""
+    item.agents_states = {target: AgentState("notFound").wire()}
+    await _done(ctx, item, "failed")
+    return ToolOutput(f"agent with id {target} not found", success=False)
 
 
 def _parsed(agent_id: str) -> None:
@@ -326,4 +354,10 @@ def deliver(port: AgentPort | None, thread_id: str, record: Callable[[dict[str, 
         record({"type": "message", "role": "user", "content": [{"type": "input_text", "text": text}]})
 
 
-_RUNS = {"spawn_agent": _spawn, "wait_agent": _wait, "close_agent": _close, "send_input": _send_input}
+_RUNS = {
+    "spawn_agent": _spawn,
+    "wait_agent": _wait,
+    "close_agent": _close,
+    "send_input": _send_input,
+    "resume_agent": _resume,
+}

@@ -22,7 +22,7 @@ from tether_server.processor import lifecycle
 from tether_server.processor.settings import new_thread_record
 from tether_server.processor.state import ServerState
 from tether_server.store.sources import spawn_info, spawn_source
-from tether_server.threads.handle import ThreadEvent, ThreadHandle
+from tether_server.threads.handle import ThreadEvent
 
 _log = log.get("tether.subagents")
 
@@ -155,7 +155,22 @@ class SubAgents:
 
     def state(self, agent_id: str) -> AgentState | None:
         agent = self._agents.get(agent_id)
-        return agent.state if agent is not None else None
+        return agent.state if agent is not None and not agent.closed else None
+
+    async def resume(self, agent_id: str) -> AgentState | None:
+        agent = self._agents.get(agent_id)
+        if agent is None:
+            return None
+        if agent.closed:
+            opened = await self._state.threads.open(agent_id)
+            if opened is None:
+                return None
+            for conn in self._state.subscriptions.subscribers(agent.parent_id):
+                self._state.subscriptions.subscribe(agent_id, conn)
+            opened.handle.add_listener(agent.on_event)
+            agent.closed = False
+            agent.set(AgentState("pendingInit"))
+        return agent.state
 
     async def wait(self, agent_ids: list[str], timeout_s: float) -> dict[str, AgentState]:
         deadline = time.monotonic() + timeout_s
@@ -194,10 +209,11 @@ class SubAgents:
         return previous
 
     async def send_input(self, agent_id: str, message: str, interrupt: bool) -> str:
-        agent = self._agents[agent_id]
-        handle: ThreadHandle | None = self._state.threads.get(agent_id)
-        if agent.closed or handle is None:
-            raise AgentError(f"agent with id {agent_id} is closed")
+        # An open agent's thread may have been unloaded meanwhile (no client left on it).
+        opened = await self._state.threads.open(agent_id)
+        if opened is None:
+            raise AgentError(f"agent with id {agent_id} not found")
+        handle = opened.handle
         if interrupt:
             await handle.stop_turn()
         content = [{"type": "text", "text": message, "text_elements": []}]
