@@ -263,3 +263,39 @@ async def test_hooks_list_for_a_thread_answers_as_codex(
         with pytest.raises(RpcErrorReply) as caught:
             await server.request("hooks/list", params)
         assert (caught.value.code, caught.value.message) == (-32600, message)
+
+
+async def test_a_stop_hook_that_blocks_keeps_the_turn_going_with_its_reason(
+    start_app: StartApp, fake_model: FakeResponsesServer, workdir: Path, tmp_path: Path
+) -> None:
+    # Codex: a `hookPrompt` item holds the reason, the model gets it as a user message wrapped in
+    # `<hook_prompt hook_run_id="…">`, and the next Stop hook sees `stop_hook_active: true`.
+    fake_model.add(script.text_reply("done"), script.text_reply("done again"))
+    server = await start_app()
+    hook_dir = tmp_path / "hook"
+    flag = hook_dir / "asked"
+    body = f'[ -f "{flag}" ] && exit 0; touch "{flag}"; echo "keep going please" >&2; exit 2'
+    hook = await _configure(server, "Stop", str(_hook_script(hook_dir, body)))
+    await _trust(server, hook)
+    thread_id, mark = await _turn(server, workdir, "hello")
+
+    run_id = f"stop:0:{hook['sourcePath']}"
+    assert len(fake_model.requests) == 2
+    last = fake_model.requests[1].body["input"][-1]
+    assert (last["role"], last["content"][0]["text"]) == (
+        "user",
+        f'<hook_prompt hook_run_id="{run_id}">keep going please</hook_prompt>',
+    )
+    done = [m["params"]["item"] for m in server.since(mark) if m.get("method") == "item/completed"]
+    (prompt,) = [i for i in done if i["type"] == "hookPrompt"]
+    assert prompt["fragments"] == [{"text": "keep going please", "hookRunId": run_id}]
+    statuses = [
+        m["params"]["run"]["status"] for m in _hook_messages(server, mark) if m["method"] == "hook/completed"
+    ]
+    assert statuses == ["blocked", "completed"]
+    stdin = json.loads((hook_dir / "stdin.json").read_text())
+    assert (stdin["stop_hook_active"], stdin["last_assistant_message"]) == (True, "done again")
+    # The prompt stays in the thread.
+    read = await server.request("thread/read", {"threadId": thread_id, "includeTurns": True})
+    kinds = [i["type"] for t in read["thread"]["turns"] for i in t["items"]]
+    assert "hookPrompt" in kinds

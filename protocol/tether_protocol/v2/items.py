@@ -145,6 +145,20 @@ class ContextCompactionItem(ItemBase):
     type: Literal["contextCompaction"] = "contextCompaction"
 
 
+class HookPromptFragment(WireModel):
+    """What one hook asked the agent to go on with, and which run asked."""
+
+    text: str
+    hook_run_id: str
+
+
+class HookPromptItem(ItemBase):
+    """A Stop hook's answer that keeps the turn going: its reasons, sent to the model as a prompt."""
+
+    type: Literal["hookPrompt"] = "hookPrompt"
+    fragments: list[HookPromptFragment]
+
+
 class ImageViewItem(ItemBase):
     """The model viewed a local image."""
 
@@ -207,6 +221,7 @@ ThreadItem = TypeAliasType(
     "ThreadItem",
     Annotated[
         UserMessageItem
+        | HookPromptItem
         | AgentMessageItem
         | ReasoningItem
         | PlanItem

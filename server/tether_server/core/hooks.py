@@ -43,15 +43,15 @@ THREAD_SCOPED = frozenset({"SessionStart", "SessionEnd"})
 class HookOutcome:
     """What the hooks of one event decided, together."""
 
-    blocked: list[str] = field(default_factory=list)
-    """The reasons of the hooks that blocked (empty: nothing blocked)."""
+    blocked: list[tuple[str, str]] = field(default_factory=list)
+    """(run id, reason) of each hook that blocked (empty: nothing blocked)."""
     contexts: list[str] = field(default_factory=list)
     """Text for the model, already cut to its limit."""
     stopped: str | None = None
 
     @property
     def block_reason(self) -> str | None:
-        return "; ".join(self.blocked) if self.blocked else None
+        return "; ".join(reason for _, reason in self.blocked) if self.blocked else None
 
 
 @dataclass
@@ -100,7 +100,7 @@ class TurnHooks:
         runs = [self._new_run(hook, run_suffix) for hook in chosen]
         for run in runs:
             await self._sink.emit(ev.HookStarted(self._thread_id, self._turn_id, run))
-        waits = []
+        waits, waited = [], []
         for hook, run in zip(chosen, runs, strict=True):
             if hook.is_async:
                 task = asyncio.create_task(self._run_one(hook, run, stdin))
@@ -108,9 +108,10 @@ class TurnHooks:
                 task.add_done_callback(self._background.discard)
             else:
                 waits.append(self._run_one(hook, run, stdin))
-        for answer in await asyncio.gather(*waits):
+                waited.append(run.id)
+        for run_id, answer in zip(waited, await asyncio.gather(*waits), strict=True):
             if answer.block is not None:
-                outcome.blocked.append(answer.block)
+                outcome.blocked.append((run_id, answer.block))
             if answer.context is not None:
                 outcome.contexts.append(answer.context)
             if answer.stop is not None and outcome.stopped is None:

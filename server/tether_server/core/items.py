@@ -142,6 +142,16 @@ class ImageView:
 
 
 @dataclass(slots=True)
+class HookPrompt:
+    """Stop hooks' reasons to go on, each `(hook run id, text)`; the model reads them as a prompt."""
+
+    id: str
+    fragments: list[tuple[str, str]]
+    started_at_ms: int
+    completed_at_ms: int | None = None
+
+
+@dataclass(slots=True)
 class CollabAgentToolCall:
     """A call of a sub-agent tool (spawn, wait, close, send input); `id` is the call's id."""
 
@@ -160,6 +170,7 @@ class CollabAgentToolCall:
 
 ThreadItem = (
     UserMessage
+    | HookPrompt
     | AgentMessage
     | Reasoning
     | Plan

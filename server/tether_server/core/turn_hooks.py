@@ -13,8 +13,10 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from tether_server.core import context
+from tether_server.core import context, items
+from tether_server.core import events as ev
 from tether_server.core.hooks import TurnHooks
+from tether_server.core.ids import now_ms, uuid7
 from tether_server.core.turn_scope import ActiveTurn, TurnScope
 
 
@@ -71,7 +73,25 @@ async def user_prompt_submit(hooks: TurnHooks | None, prompt: str) -> tuple[str 
     return outcome.block_reason, outcome.contexts
 
 
-async def stop(hooks: TurnHooks | None, last_message: str | None) -> None:
-    if hooks is not None:
-        fields = {"stop_hook_active": False, "last_assistant_message": last_message}
-        await hooks.run("Stop", fields)
+async def stop(
+    hooks: TurnHooks | None, session: TurnScope, turn: ActiveTurn, last_message: str | None, again: bool
+) -> bool:
+    """Run the Stop hooks; True when one blocked, which keeps the turn going: its reasons become a
+    `hookPrompt` item and reach the model as a user prompt (`again`: this follows such a prompt,
+    `stop_hook_active` on the hooks' stdin)."""
+    if hooks is None:
+        return False
+    fields = {"stop_hook_active": again, "last_assistant_message": last_message}
+    outcome = await hooks.run("Stop", fields)
+    if not outcome.blocked:
+        return False
+    item = items.HookPrompt(uuid7(), list(outcome.blocked), now_ms())
+    await session.sink.emit(ev.ItemStarted(session.thread_id, turn.id, item))
+    prompt = "".join(
+        f'<hook_prompt hook_run_id="{run_id}">{text}</hook_prompt>' for run_id, text in outcome.blocked
+    )
+    session.recorder.history_entry(turn.id, context.text_message("user", prompt))
+    item.completed_at_ms = now_ms()
+    session.recorder.item(turn.id, item)
+    await session.sink.emit(ev.ItemCompleted(session.thread_id, turn.id, item))
+    return True

@@ -205,7 +205,7 @@ async def sample_until_done(session: TurnScope, turn: ActiveTurn) -> items.Agent
         await compaction.run_in_turn(session, turn)
     starting = deps.mcp
     await turn_hooks.session_start(hooks, session, turn)
-    first = True
+    first, stop_blocked = True, False
     while True:
         if await _record_user_input(session, turn, hooks) and first:
             return final  # a UserPromptSubmit hook blocked the turn's input: nothing to ask the model
@@ -222,8 +222,11 @@ async def sample_until_done(session: TurnScope, turn: ActiveTurn) -> items.Agent
         result: SamplingResult = await _sample(run, session, hooks)
         final = result.last_agent_message or final
         if not result.needs_follow_up and not turn.pending:
-            await turn_hooks.stop(hooks, final.text if final is not None else None)
-            return final
+            last = final.text if final is not None else None
+            if not await turn_hooks.stop(hooks, session, turn, last, again=stop_blocked):
+                return final
+            stop_blocked = True
+            continue
         if session.needs_compaction():
             await compaction.run_in_turn(session, turn)
 

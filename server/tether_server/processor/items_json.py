@@ -175,6 +175,16 @@ def _image_view(i: it.ImageView) -> Params:
     }
 
 
+def _hook_prompt(i: it.HookPrompt) -> Params:
+    return {
+        "type": "hookPrompt",
+        "id": i.id,
+        "fragments": [{"text": text, "hookRunId": run_id} for run_id, text in i.fragments],
+        "startedAtMs": i.started_at_ms,
+        "completedAtMs": i.completed_at_ms,
+    }
+
+
 def _collab_call(i: it.CollabAgentToolCall) -> Params:
     return {
         "type": "collabAgentToolCall",
@@ -206,6 +216,7 @@ _ITEMS: dict[type[Any], Callable[[Any], Params]] = {
     it.DynamicToolCall: _dynamic_call,
     it.ImageView: _image_view,
     it.CollabAgentToolCall: _collab_call,
+    it.HookPrompt: _hook_prompt,
 }
 
 

@@ -147,6 +147,7 @@ ALL_ITEMS: list[items.ThreadItem] = [
         "d-1", None, "lookup", {"q": 1}, 10, "completed", [{"type": "inputText", "text": "ok"}], True, 2, 12
     ),
     items.ImageView("call-img", "/work/project/chart.png", 10, 12),
+    items.HookPrompt("msg-h", [("stop:0:/c.toml", "keep going")], 10, 12),
     items.CollabAgentToolCall(
         "call-spawn",
         "spawnAgent",
