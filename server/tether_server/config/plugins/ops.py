@@ -150,9 +150,10 @@ def _upgrade_one(home: Path, record: registry.MarketplaceRecord) -> Path | None:
 
 def marketplace_at(path: Path) -> Marketplace:
     """The marketplace whose file is `path` (`<root>/.agents/plugins/marketplace.json`)."""
-    if path.name != catalog.MARKETPLACE_FILE.name or not path.is_file():
+    root = path.parent.parent.parent
+    if path != catalog.marketplace_file(root) or not path.is_file():
         raise InvalidRequest(f"marketplace file `{path}` does not exist")
-    return _read(path.parent.parent.parent)
+    return _read(root)
 
 
 def install(home: Path, market: Marketplace, plugin_name: str) -> catalog.PluginEntry:

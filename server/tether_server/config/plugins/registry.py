@@ -100,7 +100,7 @@ def editing(home: Path) -> Iterator[PluginState]:
     """The state, locked; what the block leaves in it is saved when it ends without raising."""
     folder = plugins_dir(home)
     folder.mkdir(mode=0o700, parents=True, exist_ok=True)
-    with open(folder / ".lock", "a") as lock:
+    with os.fdopen(os.open(folder / ".lock", os.O_RDWR | os.O_CREAT, 0o600), "r+") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
         try:
             state = load(home)
