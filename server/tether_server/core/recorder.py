@@ -10,8 +10,12 @@ from collections.abc import Callable
 from typing import Any
 
 from tether_server.core.history import MARKER, fold
+from tether_server.core.ids import uuid7
 from tether_server.core.items import ThreadItem
 from tether_server.store.base import Batch, HistoryRecord, ItemRecord, ThreadRecord, TurnRecord
+
+
+_CALLS = frozenset({"function_call", "custom_tool_call", "tool_search_call"})
 
 
 class ThreadRecorder:
@@ -31,6 +35,11 @@ class ThreadRecorder:
         self._item_json = item_json
         self.ephemeral = ephemeral
         self.history: list[dict[str, Any]] = fold(list(history or []))
+        # Every call id the model ever used in this thread (compacted history included): a tool
+        # call item is named by its call id only the first time (`tool_item_id`).
+        self._call_ids = {
+            str(i["call_id"]) for i in history or () if i.get("type") in _CALLS and "call_id" in i
+        }
         self._history_ordinal = len(history or [])  # stored records, markers included
         self._turn_count = turn_count
         self._item_count = item_count
@@ -52,6 +61,15 @@ class ThreadRecorder:
         self.history.append(item)
         self._unsaved.history.append(HistoryRecord(self.record.id, turn_id, self._history_ordinal, item))
         self._history_ordinal += 1
+
+    def tool_item_id(self, call_id: str) -> str:
+        """The id of the item of a tool call `call_id`: the call id itself, as in Codex, unless an
+        earlier call of the thread had it (a model server that numbers its calls from 1 in every
+        response): then a fresh id, so the later call never takes over the earlier call's item."""
+        if call_id and call_id not in self._call_ids:
+            self._call_ids.add(call_id)
+            return call_id
+        return uuid7()
 
     def compacted(self, turn_id: str, replacement: list[dict[str, Any]]) -> None:
         """Record a compaction marker and continue from its replacement history."""

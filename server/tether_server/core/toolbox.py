@@ -175,6 +175,8 @@ class ToolContext:
     hidden_paths: tuple[Path, ...] = ()
     hooks: TurnHooks | None = None
     """The turn's PreToolUse / PostToolUse hooks (None: none configured)."""
+    item_id_for: Callable[[str], str] = str
+    """A model call id → the id of the call's item, unique in the thread (`ThreadRecorder.tool_item_id`)."""
 
 
 SEARCH_CALL = "tool_search_call"
@@ -197,7 +199,10 @@ async def dispatch(ctx: ToolContext, call: Mapping[str, Any]) -> dict[str, Any]:
     if call.get("type") == SEARCH_CALL:
         # Its arguments come as a JSON object, not as JSON text.
         raw = json.dumps(raw if isinstance(raw, dict) else {})
-    request = ToolCall(str(call.get("call_id", "")), call_name(call), freeform, str(raw or ""))
+    # The tool sees the item's id (its items, approvals and server requests carry it); the output
+    # goes back under the model's own call id.
+    call_id = str(call.get("call_id", ""))
+    request = ToolCall(ctx.item_id_for(call_id), call_name(call), freeform, str(raw or ""))
     out_type = "custom_tool_call_output" if freeform else "function_call_output"
     with (
         telemetry.span("tool.call", {"gen_ai.tool.name": request.name}) as span,
@@ -213,13 +218,13 @@ async def dispatch(ctx: ToolContext, call: Mapping[str, Any]) -> dict[str, Any]:
         found = output.content if output.success and output.content is not None else []
         return {
             "type": "tool_search_output",
-            "call_id": request.call_id,
+            "call_id": call_id,
             "status": "completed",
             "execution": "client",
             "tools": found,
         }
     model_output: str | list[dict[str, Any]] = output.text if output.content is None else output.content
-    return {"type": out_type, "call_id": request.call_id, "output": model_output}
+    return {"type": out_type, "call_id": call_id, "output": model_output}
 
 
 def _hook_subject(call: ToolCall) -> tuple[str, dict[str, Any]] | None:
