@@ -30,11 +30,13 @@ def _hook_script(folder: Path, body: str) -> Path:
     return path
 
 
-async def _configure(server: RpcClient, event: str, command: str, seconds: int = 10) -> dict[str, Any]:
+async def _configure(
+    server: RpcClient, event: str, command: str, seconds: int = 10, matcher: str = "Bash"
+) -> dict[str, Any]:
     handler = {"type": "command", "command": command, "timeout": seconds, "statusMessage": "checking"}
     group: dict[str, Any] = {"hooks": [handler]}
     if "ToolUse" in event:
-        group["matcher"] = "Bash"
+        group["matcher"] = matcher
     # Only this event's table: the trust recorded in `hooks.state` stays.
     edit = {"keyPath": f"hooks.{event}", "value": [group], "mergeStrategy": "replace"}
     await server.request("config/batchWrite", {"edits": [edit]})
@@ -299,3 +301,65 @@ async def test_a_stop_hook_that_blocks_keeps_the_turn_going_with_its_reason(
     read = await server.request("thread/read", {"threadId": thread_id, "includeTurns": True})
     kinds = [i["type"] for t in read["thread"]["turns"] for i in t["items"]]
     assert "hookPrompt" in kinds
+
+
+PATCH = "*** Begin Patch\n*** Add File: added.txt\n+hello\n*** End Patch\n"
+
+
+async def test_a_pre_tool_use_hook_guards_patches_too(
+    start_app: StartApp, fake_model: FakeResponsesServer, workdir: Path, tmp_path: Path
+) -> None:
+    # Codex: `tool_name: "apply_patch"`, `tool_input: {"command": <the patch>}`; blocked like a command.
+    fake_model.add(
+        script.reply(script.custom_tool_call("apply_patch", PATCH, "call_p")), script.text_reply("ok")
+    )
+    server = await start_app()
+    hook_dir = tmp_path / "hook"
+    command = _hook_script(hook_dir, 'echo "no patches" >&2; exit 2')
+    await _trust(server, await _configure(server, "PreToolUse", str(command), matcher=".*"))
+    await _turn(server, workdir, "add a file")
+
+    assert not (workdir / "added.txt").exists()
+    outputs = {
+        i["call_id"]: i["output"]
+        for i in fake_model.requests[1].body["input"]
+        if i.get("type") == "custom_tool_call_output"
+    }
+    assert outputs["call_p"] == f"Command blocked by PreToolUse hook: no patches. Command: {PATCH}"
+    stdin = json.loads((hook_dir / "stdin.json").read_text())
+    assert (stdin["tool_name"], stdin["tool_input"]) == ("apply_patch", {"command": PATCH})
+
+
+async def test_a_post_tool_use_hook_replaces_the_output_and_adds_context(
+    start_app: StartApp, fake_model: FakeResponsesServer, workdir: Path, tmp_path: Path
+) -> None:
+    # Codex: `decision: "block"` puts the reason in place of the output; `additionalContext` goes to
+    # the model as a developer message just before the call's output; entries: context, feedback.
+    fake_model.add(
+        script.reply(script.function_call("exec_command", {"cmd": "echo secret-output"}, "call_1")),
+        script.text_reply("ok"),
+    )
+    server = await start_app()
+    answer = {
+        "decision": "block",
+        "reason": "post says no",
+        "hookSpecificOutput": {"hookEventName": "PostToolUse", "additionalContext": "POST-CTX"},
+    }
+    hook_dir = tmp_path / "hook"
+    command = _hook_script(hook_dir, f"echo '{json.dumps(answer)}'")
+    await _trust(server, await _configure(server, "PostToolUse", str(command)))
+    _, mark = await _turn(server, workdir, "run it")
+
+    body = fake_model.requests[1].body["input"]
+    call_at = next(n for n, i in enumerate(body) if i.get("type") == "function_call")
+    context, output = body[call_at + 1], body[call_at + 2]
+    assert (context["role"], context["content"][0]["text"]) == ("developer", "POST-CTX")
+    assert (output["type"], output["output"]) == ("function_call_output", "post says no")
+    _, completed = _hook_messages(server, mark)
+    assert completed["params"]["run"]["status"] == "blocked"
+    assert completed["params"]["run"]["entries"] == [
+        {"kind": "context", "text": "POST-CTX"},
+        {"kind": "feedback", "text": "post says no"},
+    ]
+    stdin = json.loads((hook_dir / "stdin.json").read_text())
+    assert "secret-output" in stdin["tool_response"]

@@ -190,6 +190,10 @@ def _json_answer(event: str, out: dict[str, Any]) -> _Answer:
         answer.status = "stopped"
         answer.entries.append(("stop", answer.stop))
         return answer
+    context = specific.get("additionalContext")
+    if isinstance(context, str) and context:
+        answer.context = context
+        answer.entries.append(("context", context))
     reason: Any = None
     if out.get("decision") == "block":
         reason = out.get("reason")
@@ -199,11 +203,6 @@ def _json_answer(event: str, out: dict[str, Any]) -> _Answer:
         answer.block = reason if isinstance(reason, str) else ""
         answer.status = "blocked"
         answer.entries.append(("feedback", answer.block))
-        return answer
-    context = specific.get("additionalContext")
-    if isinstance(context, str) and context:
-        answer.context = context
-        answer.entries.append(("context", context))
     return answer
 
 

@@ -36,6 +36,8 @@ class ToolOutput:
     success: bool = True
     content: list[dict[str, Any]] | None = None
     """Content items (`input_image`...) the model gets instead of `text`, as a list output."""
+    context: tuple[str, ...] = ()
+    """Hooks' context for the model, recorded just before the call's output."""
 
 
 class ToolArgumentError(Exception):
@@ -224,7 +226,21 @@ async def dispatch(ctx: ToolContext, call: Mapping[str, Any]) -> dict[str, Any]:
             "tools": found,
         }
     model_output: str | list[dict[str, Any]] = output.text if output.content is None else output.content
+    if output.context:
+        return {
+            "type": out_type,
+            "call_id": request.call_id,
+            "output": model_output,
+            CONTEXT_BEFORE: [
+                {"type": "message", "role": "developer", "content": [{"type": "input_text", "text": t}]}
+                for t in output.context
+            ],
+        }
     return {"type": out_type, "call_id": call_id, "output": model_output}
+
+
+CONTEXT_BEFORE = "tether_context_before"
+"""Key of an output item's history entries to record before it (taken off by the turn)."""
 
 
 def _hook_subject(call: ToolCall) -> tuple[str, dict[str, Any]] | None:
@@ -232,6 +248,9 @@ def _hook_subject(call: ToolCall) -> tuple[str, dict[str, Any]] | None:
     if call.name == "exec_command" and not call.freeform:
         cmd = parse_arguments(call.raw).get("cmd")
         return ("Bash", {"command": cmd}) if isinstance(cmd, str) else None
+    if call.name == "apply_patch":
+        patch = call.raw if call.freeform else parse_arguments(call.raw).get("input")
+        return ("apply_patch", {"command": patch}) if isinstance(patch, str) else None
     return None
 
 
@@ -249,7 +268,11 @@ async def _run_hooked(ctx: ToolContext, call: ToolCall) -> ToolOutput:
         text = f"Command blocked by PreToolUse hook: {pre.block_reason}. Command: {tool_input['command']}"
         return ToolOutput(text, success=False)
     output = await _run(ctx, call)
-    await hooks.run("PostToolUse", {**fields, "tool_response": output.text}, name, call.call_id)
+    post = await hooks.run("PostToolUse", {**fields, "tool_response": output.text}, name, call.call_id)
+    if post.block_reason is not None:
+        # The model reads the hook's reason in place of what the tool returned.
+        output = ToolOutput(post.block_reason, success=False)
+    output.context = tuple(post.contexts)
     return output
 
 

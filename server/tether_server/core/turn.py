@@ -15,7 +15,7 @@ from tether_server.core.item_ids import OutputItemIds
 from tether_server.core.ports import EventSink
 from tether_server.core.proposed_plan import ProposedPlan
 from tether_server.core.tool_calls import emit_turn_diff
-from tether_server.core.toolbox import ToolContext, dispatch
+from tether_server.core.toolbox import CONTEXT_BEFORE, ToolContext, dispatch
 from tether_server.core.usage import UsageTracker
 from tether_server.errors import ProviderError
 from tether_server.providers.base import (
@@ -211,7 +211,9 @@ class _ToolQueue:
     async def drain(self) -> None:
         """Record every output in call order."""
         for _call, task in self.calls:
-            self._run.record_history(await task)
+            output = await task
+            for entry in [*output.pop(CONTEXT_BEFORE, ()), output]:  # hooks' context, then the output
+                self._run.record_history(entry)
 
     def cancel(self) -> None:
         for _, task in self.calls:
