@@ -229,7 +229,7 @@ async def dispatch(ctx: ToolContext, call: Mapping[str, Any]) -> dict[str, Any]:
     if output.context:
         return {
             "type": out_type,
-            "call_id": request.call_id,
+            "call_id": call_id,
             "output": model_output,
             CONTEXT_BEFORE: [
                 {"type": "message", "role": "developer", "content": [{"type": "input_text", "text": t}]}
