@@ -171,6 +171,9 @@ def _scan_root(root: SkillRoot, scan: SkillScan, private: Sequence[Path]) -> lis
         except ValueError as exc:
             scan.errors.append((path, str(exc)))
             continue
+        if root.plugin_id is not None:
+            # A plugin's skills are named `<plugin>:<skill>`, as Codex names them.
+            skill = replace(skill, name=f"{root.plugin_id.partition('@')[0]}:{skill.name}")
         found.append(replace(skill, plugin_id=root.plugin_id))
     return found
 

@@ -112,6 +112,12 @@ async def test_installed_plugin_brings_its_skill_and_mcp_server_to_the_next_thre
         )
         assert hook["sourcePath"] == str(home / "plugins/cache" / MARKET / PLUGIN / "0.1.0/hooks.json")
 
+        # skills/list shows the skill as Codex does: named after its plugin, scope user.
+        listed_skills = (await server.request("skills/list", {"cwds": [str(workdir)]}))["data"][0]["skills"]
+        (skill,) = [s for s in listed_skills if s.get("pluginId") == PLUGIN_ID]
+        assert (skill["name"], skill["scope"], skill["enabled"]) == (f"{PLUGIN}:hello", "user", True)
+        assert skill["path"] == str(home / "plugins/cache" / MARKET / PLUGIN / "0.1.0/skills/hello/SKILL.md")
+
         # The skill is in the new thread's context; the server's tools are found by tool search.
         body, found = await _first_request(server, fake_model, workdir, search=True)
         assert SKILL_DESCRIPTION in json.dumps(body) and _has_tool_search(body)
