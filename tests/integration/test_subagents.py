@@ -394,6 +394,34 @@ async def test_a_closed_agent_is_not_found_until_resume_agent_opens_it_again(
     )
 
 
+async def test_interrupting_the_parent_while_it_waits_leaves_the_child_running(
+    start_app: StartApp, fake_model: FakeResponsesServer, workdir: Path
+) -> None:
+    waiting = later("wait")
+    fake_model.add(script.reply(agent_call("spawn_agent", {"message": CHILD_TASK}, "call_spawn")), waiting)
+    fake_model.add_for(is_child, script.reply(script.gated("hold"), script.message("child late")))
+    server = await start_app()
+    thread = await server.request("thread/start", {"cwd": str(workdir)})
+    parent = thread["thread"]["id"]
+    mark = server.mark()
+    turn = await server.request("turn/start", {"threadId": parent, "input": [{"type": "text", "text": "go"}]})
+    spawned = await server.notification(
+        "item/completed", after=mark, where=lambda p: p["item"]["type"] == "collabAgentToolCall"
+    )
+    agent = spawned["params"]["item"]["receiverThreadIds"][0]
+    fill(waiting, agent_call("wait_agent", {"targets": [agent], "timeout_ms": 60000}, "call_wait"))
+    fake_model.release("wait")
+    await server.notification("item/started", after=mark, where=lambda p: p["item"]["id"] == "call_wait")
+    await server.request("turn/interrupt", {"threadId": parent, "turnId": turn["turn"]["id"]})
+    done = await server.notification("turn/completed", after=mark, where=lambda p: p["threadId"] == parent)
+    assert done["params"]["turn"]["status"] == "interrupted"
+    # As on Codex: the wait never completes, and the child goes on to the end of its turn.
+    fake_model.release("hold")
+    child = await server.notification("turn/completed", after=mark, where=lambda p: p["threadId"] == agent)
+    assert child["params"]["turn"]["status"] == "completed"
+    assert not [i for i in collab_items(server.since(mark), "item/completed") if i["id"] == "call_wait"]
+
+
 def search_call(query: str, call_id: str) -> OutputItem:
     """A client-run `tool_search_call`, as the Responses API sends it."""
     done = {
