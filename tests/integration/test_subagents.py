@@ -422,6 +422,30 @@ async def test_interrupting_the_parent_while_it_waits_leaves_the_child_running(
     assert not [i for i in collab_items(server.since(mark), "item/completed") if i["id"] == "call_wait"]
 
 
+async def test_a_child_is_still_the_parents_after_a_restart(
+    tmp_path: Path, start_app: StartApp, fake_model: FakeResponsesServer, workdir: Path
+) -> None:
+    home = tmp_path / "home"
+    server, parent, agent, mark = await _spawn_then_wait(
+        start_app, fake_model, workdir, script.text_reply("child final answer")
+    )
+    await server.notification("turn/completed", after=mark, where=lambda p: p["threadId"] == parent)
+    nickname = (await server.request("thread/read", {"threadId": agent}))["thread"]["agentNickname"]
+    assert await server.close() == 0
+
+    again = await start_app(home=home)
+    child = (await again.request("thread/read", {"threadId": agent}))["thread"]
+    assert (child["parentThreadId"], child["agentNickname"], child["threadSource"]) == (
+        parent,
+        nickname,
+        "subagent",
+    )
+    assert child["source"]["subAgent"]["thread_spawn"]["depth"] == 1
+    listed = await again.request("thread/list", {"sourceKinds": ["subAgent"]})
+    assert [t["id"] for t in listed["data"]] == [agent]
+    assert [t["id"] for t in (await again.request("thread/list", {}))["data"]] == [parent]
+
+
 def search_call(query: str, call_id: str) -> OutputItem:
     """A client-run `tool_search_call`, as the Responses API sends it."""
     done = {
