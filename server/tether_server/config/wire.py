@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from tether_server.config.builtins import PASSTHROUGH_KEYS
@@ -12,7 +13,8 @@ REDACTED = "<redacted>"
 
 # Tables Tether keeps for itself or only for selection; config/read reports the result instead.
 # `otel` exporters carry collector credentials in their headers.
-_NOT_REPORTED = PASSTHROUGH_KEYS | {"profiles", "tether", "otel"}
+# `skills` is reported as Codex reports it (its `[[skills.config]]` entries).
+_NOT_REPORTED = (PASSTHROUGH_KEYS - {"skills"}) | {"profiles", "tether", "otel"}
 
 
 def config_to_wire(loaded: LoadedConfig) -> dict[str, Any]:
@@ -29,6 +31,33 @@ def config_to_wire(loaded: LoadedConfig) -> dict[str, Any]:
         if looks_secret(name):
             env_set[name] = REDACTED
     return wire
+
+
+def redact_table(table: dict[str, Any]) -> dict[str, Any]:
+    """A copy of one layer's raw table with the secrets `config_to_wire` withholds withheld.
+
+    Provider tokens and headers, secret-looking `shell_environment_policy.set` entries, and every
+    `otel` exporter header (collector credentials).
+    """
+    copy: dict[str, Any] = json.loads(json.dumps(table, default=str))
+    for provider in (copy.get("model_providers") or {}).values():
+        if isinstance(provider, dict):
+            _redact_provider(provider)
+    env_set = (copy.get("shell_environment_policy") or {}).get("set") or {}
+    for name in env_set:
+        if looks_secret(name):
+            env_set[name] = REDACTED
+    _redact_headers(copy.get("otel"))
+    return copy
+
+
+def _redact_headers(node: Any) -> None:
+    if isinstance(node, dict):
+        for key, value in node.items():
+            if key == "headers" and isinstance(value, dict):
+                node[key] = dict.fromkeys(value, REDACTED)
+            else:
+                _redact_headers(value)
 
 
 def origins_to_wire(loaded: LoadedConfig) -> dict[str, Any]:

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import asyncio
+
 from tether_protocol.common import EmptyParams
 from tether_protocol.v2 import config as cfgw
-from tether_server.config import config_to_wire, origins_to_wire
+from tether_server.config.layers import read_config
 from tether_server.config.write import OVERRIDDEN_MESSAGE, Edit, WriteResult, write_config
 from tether_server.processor.state import ServerState
 from tether_server.rpc.context import RequestContext
@@ -62,6 +64,13 @@ async def config_requirements_read(
 async def config_read(
     state: ServerState, ctx: RequestContext, params: cfgw.ConfigReadParams
 ) -> cfgw.ConfigReadResponse:
+    """The config seen from `cwd` (its trusted project layers too), with the layers when asked."""
+    loaded = state.config
+    wire, origins, layers = await asyncio.to_thread(read_config, loaded, params.cwd)
     return cfgw.ConfigReadResponse.model_validate(
-        {"config": config_to_wire(state.config), "origins": origins_to_wire(state.config), "layers": None}
+        {
+            "config": wire,
+            "origins": origins,
+            "layers": [layer.wire() for layer in layers] if params.include_layers else None,
+        }
     )

@@ -1,0 +1,115 @@
+"""The layers of the configuration, as `config/read` reports them (Codex 0.169.0's order and names).
+
+Highest precedence first: the `-c` session flags, then the `.codex/config.toml` of each folder
+from the working directory up to its project root when the project is trusted (innermost
+first), then the user's config.toml, then the system config.toml — `config.toml` in the system
+config folder, `/etc/tether` or `$TETHER_SYSTEM_CONFIG_DIR` (Codex: `/etc/codex`), listed even
+when it does not exist, as Codex lists its own. Every layer's content goes through the one
+secret filter (`wire.redact_table`) before it is shown.
+"""
+
+from __future__ import annotations
+
+import os
+import tomllib
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from tether_server.config.load import LoadedConfig, content_version, with_overrides
+from tether_server.config.overrides import deep_merge, leaf_paths, parse_cli_overrides
+from tether_server.config.trust import project_root, trust_level
+from tether_server.config.wire import config_to_wire, redact_table
+
+SYSTEM_DIR_ENV = "TETHER_SYSTEM_CONFIG_DIR"
+DEFAULT_SYSTEM_DIR = "/etc/tether"
+
+
+def system_dir() -> Path:
+    """The system config folder: managed `config.toml` and `requirements.toml` live there."""
+    return Path(os.environ.get(SYSTEM_DIR_ENV) or DEFAULT_SYSTEM_DIR)
+
+
+@dataclass(frozen=True)
+class Layer:
+    """One layer: its wire name, its version, and its table as written."""
+
+    name: dict[str, Any]
+    version: str
+    table: dict[str, Any]
+
+    def meta(self) -> dict[str, Any]:
+        return {"name": self.name, "version": self.version}
+
+    def wire(self) -> dict[str, Any]:
+        return {**self.meta(), "config": redact_table(self.table), "disabledReason": None}
+
+
+def _file_layer(name: dict[str, Any], path: Path) -> Layer:
+    try:
+        text = path.read_text(encoding="utf-8")
+        table = tomllib.loads(text)
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
+        text, table = "", {}
+    return Layer(name, content_version(text), table)
+
+
+def _project_layers(loaded: LoadedConfig, cwd: Path) -> list[Layer]:
+    if trust_level(loaded.config.projects, cwd) != "trusted":
+        return []
+    root = project_root(cwd) or cwd
+    folders = [cwd, *[p for p in cwd.parents if root in (p, *p.parents)]]
+    layers = []
+    for folder in folders:
+        dot = folder / ".codex"
+        if (dot / "config.toml").is_file():
+            layers.append(_file_layer({"type": "project", "dotCodexFolder": str(dot)}, dot / "config.toml"))
+    return layers
+
+
+def read_layers(loaded: LoadedConfig, cwd: str | None) -> list[Layer]:
+    """Every layer that applies from `cwd` (a relative or missing folder: none of a project)."""
+    flags = parse_cli_overrides(loaded.overrides)
+    cli = Layer({"type": "sessionFlags"}, loaded.versions.get("cli", ""), flags)
+    folder = Path(cwd) if cwd else None
+    projects = _project_layers(loaded, folder) if folder and folder.is_absolute() and folder.is_dir() else []
+    user = _file_layer({"type": "user", "file": str(loaded.path), "profile": loaded.profile}, loaded.path)
+    system_file = system_dir() / "config.toml"
+    system = _file_layer({"type": "system", "file": str(system_file)}, system_file)
+    return [cli, *projects, user, system]
+
+
+def read_config(loaded: LoadedConfig, cwd: str | None) -> tuple[dict[str, Any], dict[str, Any], list[Layer]]:
+    """The effective config seen from `cwd`, each reported key's layer, and the layers."""
+    layers = read_layers(loaded, cwd)
+    cli, projects = layers[0], layers[1:-2]
+    # Project layers sit below the session flags: a key a flag sets keeps the flag's value.
+    flagged = set(leaf_paths(cli.table))
+    project_table: dict[str, Any] = {}
+    for layer in reversed(projects):
+        project_table = deep_merge(project_table, layer.table)
+    masked = {p: v for p, v in _leaves(project_table) if p not in flagged}
+    config = with_overrides(loaded.config, masked) if masked else loaded.config
+    wire = config_to_wire(LoadedConfig(config, [], loaded.origins, loaded.path, loaded.profile))
+    by_name = {"cli": cli, "user": layers[-2], "profile": layers[-2]}
+    origins: dict[str, Any] = {}
+    for key in leaf_paths(wire):
+        owner = next((layer for layer in projects if key in set(leaf_paths(layer.table))), None)
+        if owner is None or key in flagged:
+            source = loaded.origins.get(key, "default")
+            if source == "default" or source not in by_name:
+                continue
+            owner = by_name[source]
+        origins[key] = owner.meta()
+    return wire, origins, layers
+
+
+def _leaves(table: dict[str, Any], prefix: str = "") -> list[tuple[str, Any]]:
+    out: list[tuple[str, Any]] = []
+    for key, value in table.items():
+        path = f"{prefix}.{key}" if prefix else key
+        if isinstance(value, dict) and value:
+            out.extend(_leaves(value, path))
+        else:
+            out.append((path, value))
+    return out
