@@ -25,6 +25,7 @@ from tests.chaos.crash_attachments import AttachmentAdds
 from tests.chaos.crash_goals import GoalSets
 from tests.chaos.crash_queue import QueueAdds
 from tests.chaos.crash_sections import SectionMoves
+from tests.chaos.crash_skills import SkillDisables
 from tests.support.appserver import mock_provider_args
 from tests.support.rpcclient import WAIT_S, RpcClient
 from tests.support.wsclient import SocketServer, WsClient
@@ -148,6 +149,7 @@ class CrashDriver:
         self.saves_asked: list[Path] = []
         self.saves_answered: set[str] = set()
         self.goals = GoalSets()
+        self.skills = SkillDisables()
         self.sections = SectionMoves()
         self.attachments = AttachmentAdds()
         self.queue = QueueAdds()
@@ -183,6 +185,7 @@ class CrashDriver:
                 marks = await self.check_after_restart(clients)
                 self.check_feedback()
                 await self.goals.check(clients[0], self.thread_id)
+                await self.skills.check(clients[0])
                 await self.sections.check(clients[0], self.thread_id)
                 await self.attachments.check(clients[0], self.thread_id)
             if kill:
@@ -248,6 +251,7 @@ class CrashDriver:
                 pending.append(
                     asyncio.create_task(self.goals.step(rng.choice(clients), self.thread_id, self._turn_no))
                 )
+                pending.append(asyncio.create_task(self.skills.step(rng.choice(clients), self._turn_no)))
                 section_step = self.sections.step(rng.choice(clients), self.thread_id, self._turn_no)
                 pending.append(asyncio.create_task(section_step))
                 attach_step = self.attachments.step(rng.choice(clients), self.thread_id, self._turn_no)

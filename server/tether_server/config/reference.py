@@ -73,6 +73,10 @@ NOTES: dict[str, tuple[str, str]] = {
     "model_instructions_file": (SAME, "A file whose text replaces the base instructions."),
     "compact_prompt": (SAME, "The prompt used to summarize history when compacting."),
     "project_doc_max_bytes": (SAME, "How much of AGENTS.md files to read."),
+    "skills": (
+        SAME,
+        "`[[skills.config]]` entries (`path` or `name`, `enabled`): skills on or off (`skills/config/write`)",
+    ),
     "project_doc_fallback_filenames": (SAME, "Other names to read when there is no AGENTS.md."),
     "project_root_markers": (SAME, "Files that mark a project root (where AGENTS.md lookup stops)."),
     "thread_unload_delay_secs": (

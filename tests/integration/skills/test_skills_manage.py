@@ -103,6 +103,9 @@ async def test_disabling_and_enabling_by_name_and_by_path(
         {"name": "install-skill", "enabled": False},
     ]
     assert "[[skills.config]]" in (home / "config.toml").read_text()
+    # As Codex, config/read reports them (and the daemon's config holds them at once).
+    config = (await server.request("config/read", {}))["config"]
+    assert config["skills"]["config"] == _config(home)["skills"]["config"]
     listed = await _listed(server, project)
     assert ("rr", "repo", False) in listed and ("install-skill", "system", False) in listed
     assert ("aa", "repo", True) in listed and ("create-skill", "system", True) in listed
