@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -33,6 +34,18 @@ def with_plugin_servers(configured: Any, found: PluginContributions) -> Any:
     return merged
 
 
+def servers_with_plugins(configured: Any, found: PluginContributions) -> tuple[list[ServerConfig], list[str]]:
+    """The MCP servers to run: the user's, and the plugins' (marked with their plugin) under the
+    names the user did not take; a warning for each entry left out."""
+    servers, warnings = parse_servers(with_plugin_servers(configured, found))
+    taken = set(configured) if isinstance(configured, dict) else set()
+    marked = [
+        replace(s, plugin_id=found.mcp_server_plugins.get(s.name)) if s.name not in taken else s
+        for s in servers
+    ]
+    return marked, warnings
+
+
 def skill_roots(found: PluginContributions) -> list[SkillRoot]:
     """The plugins' skill folders; a plugin's skill files must stay inside its installed copy."""
     return [SkillRoot(r.root, "user", confine=r.root, plugin_id=r.plugin_id) for r in found.skill_roots]
@@ -42,7 +55,7 @@ async def at_start(home: Path, loaded: LoadedConfig) -> tuple[list[ServerConfig]
     """The MCP servers to start (the user's and the plugins') and the plugins' skill roots; a
     server entry that cannot be used becomes a config warning."""
     found = await asyncio.to_thread(installed_plugin_contributions, home)
-    servers, warnings = parse_servers(with_plugin_servers(loaded.config.mcp_servers, found))
+    servers, warnings = servers_with_plugins(loaded.config.mcp_servers, found)
     loaded.warnings.extend(warnings)
     return servers, skill_roots(found)
 
@@ -80,5 +93,5 @@ async def apply_contributions(state: ServerState) -> None:
     found = await asyncio.to_thread(installed_plugin_contributions, state.home)
     state.threads.deps.skill_roots.set(PLUGIN_SKILLS, skill_roots(found))
     if state.mcp is not None:
-        servers, _warnings = parse_servers(with_plugin_servers(state.config.config.mcp_servers, found))
+        servers, _warnings = servers_with_plugins(state.config.config.mcp_servers, found)
         await state.mcp.reload(servers)

@@ -100,7 +100,8 @@ async def test_installed_plugin_brings_its_skill_and_mcp_server_to_the_next_thre
         ]
         assert (home / "plugins/cache" / MARKET / PLUGIN / "0.1.0/.codex-plugin/plugin.json").is_file()
 
-        await wait_status(server, SERVER, "connected", after=mark)
+        status = await wait_status(server, SERVER, "connected", after=mark)
+        assert status["pluginId"] == PLUGIN_ID
         # Its hook is listed as Codex lists a plugin's hook: from the installed copy, untrusted.
         listed_hooks = (await server.request("hooks/list", {"cwds": [str(workdir)]}))["data"][0]["hooks"]
         (hook,) = [h for h in listed_hooks if h["source"] == "plugin"]

@@ -12,13 +12,12 @@ from tether_server.config import load_config
 from tether_server.config.plugins import installed_plugin_contributions
 from tether_server.errors import ConfigError, InvalidRequest, NotFound
 from tether_server.processor import projection
-from tether_server.processor.plugin_runtime import with_plugin_servers
+from tether_server.processor.plugin_runtime import servers_with_plugins
 from tether_server.processor.state import ServerState
 from tether_server.rpc.connection import Connection
 from tether_server.rpc.context import RequestContext
 from tether_server.rpc.outgoing import send_notification
 from tether_server.tools.mcp.calls import CallOrigin, McpCallError
-from tether_server.tools.mcp.config import parse_servers
 from tether_server.tools.mcp.manager import McpManager
 
 if TYPE_CHECKING:
@@ -71,6 +70,7 @@ def _status(conn: ServerConnection, detail: str | None) -> w.McpServerStatus:
         if full
         else [],
         http_origin=_origin(cfg.url),
+        plugin_id=cfg.plugin_id,
     )
 
 
@@ -118,7 +118,7 @@ async def reload(state: ServerState, ctx: RequestContext, params: EmptyParams) -
         fresh.config.mcp_servers if fresh.config.mcp_servers is not None else state.config.config.mcp_servers
     )
     plugins = await asyncio.to_thread(installed_plugin_contributions, state.home)
-    servers, _warnings = parse_servers(with_plugin_servers(raw, plugins))
+    servers, _warnings = servers_with_plugins(raw, plugins)
     ctx.after_response(lambda: manager.reload(servers))
     return w.McpServerRefreshResponse()
 

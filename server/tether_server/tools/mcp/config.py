@@ -36,6 +36,7 @@ class ServerConfig:
     tool_approval_modes: dict[str, str] = field(default_factory=dict)
     # Tether's: how long an elicitation waits for a client before it is cancelled.
     elicitation_timeout_sec: float = 60.0
+    plugin_id: str | None = None  # the installed plugin that brought this server
 
     @property
     def transport(self) -> str:
