@@ -51,10 +51,12 @@ async def _trust(server: RpcClient, hook: dict[str, Any]) -> None:
     await server.request("config/batchWrite", {"edits": [edit]})
 
 
-async def _turn(server: RpcClient, workdir: Path, text: str, thread_id: str | None = None) -> tuple[str, int]:
+async def _turn(
+    server: RpcClient, workdir: Path, text: str, thread_id: str | None = None, approval: str = "never"
+) -> tuple[str, int]:
     if thread_id is None:
         started = await server.request(
-            "thread/start", {"cwd": str(workdir), "sandbox": "workspace-write", "approvalPolicy": "never"}
+            "thread/start", {"cwd": str(workdir), "sandbox": "workspace-write", "approvalPolicy": approval}
         )
         thread_id = str(started["thread"]["id"])
     mark = server.mark()
@@ -363,3 +365,49 @@ async def test_a_post_tool_use_hook_replaces_the_output_and_adds_context(
     ]
     stdin = json.loads((hook_dir / "stdin.json").read_text())
     assert "secret-output" in stdin["tool_response"]
+
+
+async def test_a_permission_request_hook_decides_instead_of_the_user(
+    start_app: StartApp, fake_model: FakeResponsesServer, workdir: Path, tmp_path: Path
+) -> None:
+    # Codex: under `untrusted` approvals the hook runs after PreToolUse, where the user would be
+    # asked (stdin: tool_name, tool_input, no tool_use_id); `behavior: "allow"` runs the command
+    # without asking, `deny` refuses it with Codex's sentence and no item.
+    fake_model.add(
+        script.reply(script.function_call("exec_command", {"cmd": "touch allowed"}, "call_1")),
+        script.text_reply("ok"),
+        script.reply(script.function_call("exec_command", {"cmd": "touch denied"}, "call_2")),
+        script.text_reply("ok"),
+    )
+    server = await start_app()
+    hook_dir = tmp_path / "hook"
+    allow = {"hookSpecificOutput": {"hookEventName": "PermissionRequest", "decision": {"behavior": "allow"}}}
+    deny = {
+        "hookSpecificOutput": {
+            "hookEventName": "PermissionRequest",
+            "decision": {"behavior": "deny", "message": "perm says no"},
+        }
+    }
+    body = (
+        f"grep -q denied '{hook_dir}/stdin.json' && echo '{json.dumps(deny)}' || echo '{json.dumps(allow)}'"
+    )
+    await _trust(server, await _configure(server, "PermissionRequest", str(_hook_script(hook_dir, body))))
+
+    thread_id, mark = await _turn(server, workdir, "first", approval="untrusted")
+    assert (workdir / "allowed").exists()
+    assert not [m for m in server.since(mark) if "id" in m and "method" in m]  # nobody was asked
+    stdin = json.loads((hook_dir / "stdin.json").read_text())
+    assert (stdin["hook_event_name"], stdin["tool_name"], stdin["tool_input"]) == (
+        "PermissionRequest",
+        "Bash",
+        {"command": "touch allowed"},
+    )
+    assert "tool_use_id" not in stdin and stdin["permission_mode"] == "default"
+
+    _, mark = await _turn(server, workdir, "second", thread_id)
+    assert not (workdir / "denied").exists()
+    assert _function_outputs(fake_model)["call_2"] == (
+        'exec_command failed: CreateProcess { message: "Rejected(\\"perm says no\\")" }'
+    )
+    started = [m["params"]["item"]["type"] for m in server.since(mark) if m.get("method") == "item/started"]
+    assert "commandExecution" not in started

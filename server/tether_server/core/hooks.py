@@ -48,6 +48,8 @@ class HookOutcome:
     contexts: list[str] = field(default_factory=list)
     """Text for the model, already cut to its limit."""
     stopped: str | None = None
+    allowed: bool = False
+    """A PermissionRequest hook allowed the action (no one is asked)."""
 
     @property
     def block_reason(self) -> str | None:
@@ -61,6 +63,7 @@ class _Answer:
     block: str | None = None
     context: str | None = None
     stop: str | None = None
+    allow: bool = False
 
 
 class TurnHooks:
@@ -116,7 +119,20 @@ class TurnHooks:
                 outcome.contexts.append(answer.context)
             if answer.stop is not None and outcome.stopped is None:
                 outcome.stopped = answer.stop
+            outcome.allowed = outcome.allowed or answer.allow
         return outcome
+
+    async def permission(
+        self, tool_name: str, tool_input: Mapping[str, Any], call_id: str
+    ) -> tuple[bool, str] | None:
+        """PermissionRequest, for an action that would ask the user: (True, "") when a hook allowed
+        it (ask no one), (False, reason) when one denied it (a denial wins), None when no hook
+        decided (ask as usual)."""
+        fields = {"tool_name": tool_name, "tool_input": dict(tool_input)}
+        outcome = await self.run("PermissionRequest", fields, tool_name, call_id)
+        if outcome.block_reason is not None:
+            return False, outcome.block_reason
+        return (True, "") if outcome.allowed else None
 
     def _new_run(self, hook: Hook, suffix: str) -> ev.HookRun:
         kebab = "".join("-" + c.lower() if c.isupper() else c for c in hook.event).lstrip("-")
@@ -195,10 +211,15 @@ def _json_answer(event: str, out: dict[str, Any]) -> _Answer:
         answer.context = context
         answer.entries.append(("context", context))
     reason: Any = None
+    decision = specific.get("decision")
     if out.get("decision") == "block":
         reason = out.get("reason")
-    elif specific.get("permissionDecision") == "deny" or specific.get("decision") == "deny":
-        reason = specific.get("permissionDecisionReason", specific.get("reason"))
+    elif specific.get("permissionDecision") == "deny":
+        reason = specific.get("permissionDecisionReason")
+    elif isinstance(decision, dict) and decision.get("behavior") == "deny":
+        reason = decision.get("message", "")
+    elif isinstance(decision, dict) and decision.get("behavior") == "allow" and event == "PermissionRequest":
+        answer.allow = True
     if reason is not None and event in BLOCKING:
         answer.block = reason if isinstance(reason, str) else ""
         answer.status = "blocked"

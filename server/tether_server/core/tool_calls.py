@@ -68,6 +68,13 @@ async def exec_command(ctx: ToolContext, call_id: str, args: dict[str, Any]) -> 
         return ToolOutput(decision.reason or "rejected", success=False)
     item = items.CommandExecution(call_id, join_command(argv), str(cwd), parse_command_actions(cmd), now_ms())
     asked = decision.verdict == "prompt"
+    if asked and ctx.hooks is not None:
+        verdict = await ctx.hooks.permission("Bash", {"command": cmd}, call_id)
+        if verdict is not None and not verdict[0]:
+            # Codex's words for a command a PermissionRequest hook denied; it never starts.
+            denied = f'exec_command failed: CreateProcess {{ message: "Rejected(\\"{verdict[1]}\\")" }}'
+            return ToolOutput(denied, success=False)
+        asked = verdict is None
     if asked:
         refused = await _approve_command(ctx, item, decision, plan.session_key, args.get("justification"))
         if refused is not None:
