@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import Field
+from pydantic import Field, PrivateAttr
 from typing_extensions import TypeAliasType
 
 from tether_protocol.common import JsonValue, WireModel
@@ -126,6 +126,22 @@ class Thread(WireModel):
     attached_to_thread_id: str | None = None
     can_accept_direct_input: bool | None = None
     daybreak_enabled: bool | None = None
+
+    # Turns already in wire form (items as stored JSON, `orjson.Fragment`s), sent in place of
+    # `turns` by the reply that carries this thread (`splice_raw_turns`): a long history is
+    # sent without being parsed, validated and dumped again.
+    _raw_turns: list[dict[str, Any]] | None = PrivateAttr(default=None)
+
+    def with_raw_turns(self, turns: list[dict[str, Any]]) -> Thread:
+        self._raw_turns = turns
+        return self
+
+
+def splice_raw_turns(result: WireModel, wire: dict[str, Any]) -> None:
+    """Put the raw turns of `result.thread` (if it has any) into `wire`, its dumped form."""
+    thread = getattr(result, "thread", None)
+    if isinstance(thread, Thread) and thread._raw_turns is not None:
+        wire["thread"]["turns"] = thread._raw_turns
 
 
 class ActivePermissionProfile(WireModel):

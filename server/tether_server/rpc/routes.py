@@ -15,6 +15,7 @@ from typing import Any, Generic, TypeVar
 from tether_protocol import ErrorCode, jsonrpc
 from tether_protocol.common import WireModel
 from tether_protocol.spec import AnyMethodSpec, MethodSpec
+from tether_protocol.v2.thread import splice_raw_turns
 from tether_server import log, metrics
 from tether_server.errors import TetherError
 from tether_server.rpc.connection import Connection
@@ -114,6 +115,7 @@ class Reply:
         if not self._claim("result"):
             return False
         wire = value.model_dump(mode="json", by_alias=True)
+        splice_raw_turns(value, wire)
         self.conn.send_frame(encode(jsonrpc.response(self.request_id, wire)))
         return True
 

@@ -156,6 +156,17 @@ class LoadedThread:
     history: list[HistoryRecord]
 
 
+@dataclass
+class SessionLoad:
+    """What loading a thread into memory needs: its record, its model history (items in order),
+    and how many turns and items it has (not the turns and items themselves)."""
+
+    record: ThreadRecord
+    history: list[dict[str, Any]]
+    turn_count: int
+    item_count: int
+
+
 class ThreadStore(SectionStore, DesktopStore, Protocol):
     async def open(self) -> None:
         """Create or migrate the schema; raises StoreError with a clear message when unusable."""
@@ -170,6 +181,12 @@ class ThreadStore(SectionStore, DesktopStore, Protocol):
     async def get_thread(self, thread_id: str) -> ThreadRecord | None: ...
 
     async def load_thread(self, thread_id: str) -> LoadedThread | None: ...
+
+    async def load_session(self, thread_id: str) -> SessionLoad | None: ...
+
+    async def item_texts(self, thread_id: str) -> list[tuple[str, str]]:
+        """Every item of the thread as (turn id, its wire JSON as stored), by ordinal."""
+        ...
 
     async def list_threads(self, query: ThreadQuery) -> Page[ThreadRecord]:
         """Only threads with a non-empty preview are listed (Codex: materialized threads).

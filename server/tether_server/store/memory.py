@@ -11,6 +11,8 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
+import orjson
+
 from tether_server.store import sources
 from tether_server.store.base import (
     Batch,
@@ -20,6 +22,7 @@ from tether_server.store.base import (
     LoadedThread,
     Page,
     ReadState,
+    SessionLoad,
     SortDirection,
     StoreError,
     ThreadQuery,
@@ -170,6 +173,20 @@ class MemoryThreadStore(MemorySections, MemoryDesktop):
                 history=[thread.history[n] for n in sorted(thread.history)],
             )
         )
+
+    async def load_session(self, thread_id: str) -> SessionLoad | None:
+        loaded = await self.load_thread(thread_id)
+        if loaded is None:
+            return None
+        history = [h.item for h in loaded.history]
+        return SessionLoad(loaded.record, history, len(loaded.turns), len(loaded.items))
+
+    async def item_texts(self, thread_id: str) -> list[tuple[str, str]]:
+        thread = self._threads.get(thread_id)
+        if thread is None:
+            return []
+        items = sorted(thread.items.values(), key=lambda i: (i.ordinal, i.item_id))
+        return [(i.turn_id, orjson.dumps(i.item).decode()) for i in items]
 
     async def list_threads(self, query: ThreadQuery) -> Page[ThreadRecord]:
         """One page of listed threads; raises InvalidCursor for a foreign cursor."""

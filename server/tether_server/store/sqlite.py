@@ -57,9 +57,10 @@ from tether_server.store.sqlite_rows import (
     turn_params,
 )
 from tether_server.store.sqlite_sections import SqliteSections
+from tether_server.store.sqlite_transcript import SqliteTranscript
 
 
-class SqliteThreadStore(SqliteGoals, SqliteSections, SqliteDesktop):
+class SqliteThreadStore(SqliteGoals, SqliteSections, SqliteDesktop, SqliteTranscript):
     """The durable ThreadStore: one database file, every `commit` one transaction.
 
     One connection serves the store; a lock keeps each transaction and each read whole, so a

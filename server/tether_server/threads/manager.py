@@ -68,7 +68,7 @@ class ThreadManager:
         handle = self._loaded.get(thread_id)
         if handle is not None:
             return ThreadOpened(handle, loaded_now=False)
-        loaded = await self.store.load_thread(thread_id)
+        loaded = await self.store.load_session(thread_id)
         if loaded is None:
             return None
         handle = self._loaded.get(thread_id)  # another request may have loaded it meanwhile
@@ -87,9 +87,9 @@ class ThreadManager:
                 settings,
                 handle,
                 self.deps,
-                history=[h.item for h in loaded.history],
-                turn_count=len(loaded.turns),
-                item_count=len(loaded.items),
+                history=loaded.history,
+                turn_count=loaded.turn_count,
+                item_count=loaded.item_count,
             )
         )
         self._register(handle)

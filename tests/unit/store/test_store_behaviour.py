@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import json
 
 import pytest
 from tests.unit.store.store_records import agent_item, conversation, event, history, thread, turn, user_item
@@ -22,6 +23,27 @@ async def test_a_committed_conversation_loads_back_in_order(store: ThreadStore) 
     assert loaded.items[0].item["content"][0]["text"] == "question 0"
     assert loaded.items[0].started_at_ms == 5
     assert [h.ordinal for h in loaded.history] == [0, 1, 2]
+
+
+async def test_a_session_load_has_the_history_and_counts_and_items_read_as_their_stored_json(
+    store: ThreadStore,
+) -> None:
+    await store.commit(conversation("th1", turns=3))
+    loaded = await store.load_thread("th1")
+    assert loaded is not None
+
+    session = await store.load_session("th1")
+
+    assert session is not None
+    assert session.record == loaded.record
+    assert session.history == [h.item for h in loaded.history]
+    assert (session.turn_count, session.item_count) == (3, 6)
+    texts = await store.item_texts("th1")
+    assert [(turn_id, json.loads(text)) for turn_id, text in texts] == [
+        (i.turn_id, i.item) for i in loaded.items
+    ]
+    assert await store.load_session("nope") is None
+    assert await store.item_texts("nope") == []
 
 
 async def test_thread_fields_survive_a_round_trip(store: ThreadStore) -> None:

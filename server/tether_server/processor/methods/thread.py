@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TypeVar
 
 from tether_protocol import server_methods as sm
 from tether_protocol.common import WireModel
@@ -14,7 +14,6 @@ from tether_protocol.v2 import thread_history as th
 from tether_protocol.v2 import thread_lifecycle as tl
 from tether_protocol.v2.thread import Thread
 from tether_protocol.v2.thread_goal import ThreadGoalUpdatedNotification
-from tether_protocol.v2.turn import Turn
 from tether_server import log
 from tether_server.config.trust import config_for_cwd
 from tether_server.core.dynamic_calls import DynamicTool, DynamicTools, parse_specs
@@ -37,9 +36,10 @@ from tether_server.processor.settings import (
     wire,
 )
 from tether_server.processor.state import ServerState
+from tether_server.processor.stored_turns import stored_turns
 from tether_server.processor.subscriptions import encode_event
 from tether_server.processor.thread_lookup import record_or_fail, sort_key_of
-from tether_server.processor.views import session_response, thread_view, turn_view, wire_read_state
+from tether_server.processor.views import session_response, thread_view, wire_read_state
 from tether_server.rpc.connection import Connection
 from tether_server.rpc.context import RequestContext
 from tether_server.rpc.outgoing import send_notification
@@ -50,9 +50,9 @@ from tether_server.tools.git_info import git_info_off_loop
 P = TypeVar("P", bound=WireModel)
 
 
-def _loaded_view(handle: ThreadHandle, turns: list[Turn] | None = None) -> Thread:
+def _loaded_view(handle: ThreadHandle) -> Thread:
     status = projection.status_json(handle.status)
-    return thread_view(handle.record, status=status, loaded=True, ephemeral=handle.ephemeral, turns=turns)
+    return thread_view(handle.record, status=status, loaded=True, ephemeral=handle.ephemeral)
 
 
 def announce_started(state: ServerState, thread: Thread) -> None:
@@ -91,17 +91,6 @@ def _dynamic_tools(params: tl.ThreadStartParams) -> list[DynamicTool]:
         raise InvalidParams(str(exc)) from None
 
 
-async def _turns_of(state: ServerState, thread_id: str) -> list[Turn]:
-    page = await state.store.list_turns(thread_id, cursor=None, limit=100_000, direction="asc")
-    items = await state.store.list_items(
-        thread_id, turn_id=None, cursor=None, limit=1_000_000, direction="asc"
-    )
-    by_turn: dict[str, list[dict[str, Any]]] = {}
-    for it in items.data:
-        by_turn.setdefault(it.turn_id, []).append(it.item)
-    return [turn_view(t, by_turn.get(t.turn_id, []), "full") for t in page.data]
-
-
 async def resume(
     state: ServerState, ctx: RequestContext, params: tl.ThreadResumeParams
 ) -> tl.ThreadResumeResponse:
@@ -116,8 +105,9 @@ async def resume(
         if settings is not None:
             await apply_resumed(state, handle, settings)
         await handle.set_status(IDLE)
-    turns = [] if params.exclude_turns or handle.ephemeral else await _turns_of(state, params.thread_id)
-    thread = _loaded_view(handle, turns)
+    thread = _loaded_view(handle)
+    if not (params.exclude_turns or handle.ephemeral):
+        thread.with_raw_turns(await stored_turns(state.store, params.thread_id))
     await with_sections(state, [thread])
     conn = ctx.connection
     if params.after_seq is None:
@@ -208,8 +198,9 @@ async def read(state: ServerState, ctx: RequestContext, params: th.ThreadReadPar
         if found is None:
             raise NotFound(f"thread not loaded: {params.thread_id}")
         record, status, loaded, ephemeral = found, None, False, False
-    turns = await _turns_of(state, record.id) if params.include_turns and not ephemeral else []
-    thread = thread_view(record, status=status, loaded=loaded, ephemeral=ephemeral, turns=turns)
+    thread = thread_view(record, status=status, loaded=loaded, ephemeral=ephemeral)
+    if params.include_turns and not ephemeral:
+        thread.with_raw_turns(await stored_turns(state.store, record.id))
     await with_sections(state, [thread])
     marks = await state.store.read_states([record.id])
     read_state = wire_read_state(marks[record.id]) if record.id in marks else None
