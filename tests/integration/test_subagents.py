@@ -446,6 +446,41 @@ async def test_a_child_is_still_the_parents_after_a_restart(
     assert [t["id"] for t in (await again.request("thread/list", {}))["data"]] == [parent]
 
 
+async def test_send_input_reloads_a_child_unloaded_for_want_of_clients(
+    start_app: StartApp, fake_model: FakeResponsesServer, workdir: Path
+) -> None:
+    sending = later("send")
+    fake_model.add(
+        script.reply(agent_call("spawn_agent", {"message": CHILD_TASK}, "call_spawn")),
+        sending,
+        script.text_reply("parent done"),
+    )
+    fake_model.add_for(is_child, script.text_reply("child first"), script.text_reply("child second"))
+    server = await start_app("-c", "thread_unload_delay_secs=0")
+    thread = await server.request("thread/start", {"cwd": str(workdir)})
+    parent = thread["thread"]["id"]
+    mark = server.mark()
+    await server.request("turn/start", {"threadId": parent, "input": [{"type": "text", "text": "go"}]})
+    spawned = await server.notification(
+        "item/completed", after=mark, where=lambda p: p["item"]["type"] == "collabAgentToolCall"
+    )
+    agent = spawned["params"]["item"]["receiverThreadIds"][0]
+    await server.notification("turn/completed", after=mark, where=lambda p: p["threadId"] == agent)
+    await server.request("thread/unsubscribe", {"threadId": agent})
+    await server.notification("thread/closed", after=mark, where=lambda p: p["threadId"] == agent)
+    reloaded = server.mark()
+    fill(
+        sending,
+        agent_call("send_input", {"target": agent, "message": "CHILD-TASK two"}, "call_send"),
+        agent_call("wait_agent", {"targets": [agent]}, "call_wait"),
+    )
+    fake_model.release("send")
+    await server.notification("turn/completed", after=mark, where=lambda p: p["threadId"] == parent)
+    assert json.loads(outputs(fake_model)["call_wait"])["status"] == {agent: {"completed": "child second"}}
+    # Loaded again, its events reach the parent's client again.
+    await server.notification("turn/completed", after=reloaded, where=lambda p: p["threadId"] == agent)
+
+
 def search_call(query: str, call_id: str) -> OutputItem:
     """A client-run `tool_search_call`, as the Responses API sends it."""
     done = {

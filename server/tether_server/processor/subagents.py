@@ -22,7 +22,7 @@ from tether_server.processor import lifecycle
 from tether_server.processor.settings import new_thread_record
 from tether_server.processor.state import ServerState
 from tether_server.store.sources import spawn_info, spawn_source
-from tether_server.threads.handle import ThreadEvent
+from tether_server.threads.handle import ThreadEvent, ThreadHandle
 
 _log = log.get("tether.subagents")
 
@@ -162,15 +162,23 @@ class SubAgents:
         if agent is None:
             return None
         if agent.closed:
-            opened = await self._state.threads.open(agent_id)
-            if opened is None:
+            if await self._reopen(agent) is None:
                 return None
-            for conn in self._state.subscriptions.subscribers(agent.parent_id):
-                self._state.subscriptions.subscribe(agent_id, conn)
-            opened.handle.add_listener(agent.on_event)
             agent.closed = False
             agent.set(AgentState("pendingInit"))
         return agent.state
+
+    async def _reopen(self, agent: _Agent) -> ThreadHandle | None:
+        """The agent's thread, loaded again if it was closed or unloaded (then watched and routed to
+        the parent's clients again)."""
+        opened = await self._state.threads.open(agent.thread_id)
+        if opened is None:
+            return None
+        if agent.closed or opened.loaded_now:
+            for conn in self._state.subscriptions.subscribers(agent.parent_id):
+                self._state.subscriptions.subscribe(agent.thread_id, conn)
+            opened.handle.add_listener(agent.on_event)
+        return opened.handle
 
     async def wait(self, agent_ids: list[str], timeout_s: float) -> dict[str, AgentState]:
         deadline = time.monotonic() + timeout_s
@@ -210,10 +218,9 @@ class SubAgents:
 
     async def send_input(self, agent_id: str, message: str, interrupt: bool) -> str:
         # An open agent's thread may have been unloaded meanwhile (no client left on it).
-        opened = await self._state.threads.open(agent_id)
-        if opened is None:
+        handle = await self._reopen(self._agents[agent_id])
+        if handle is None:
             raise AgentError(f"agent with id {agent_id} not found")
-        handle = opened.handle
         if interrupt:
             await handle.stop_turn()
         content = [{"type": "text", "text": message, "text_elements": []}]
