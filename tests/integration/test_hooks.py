@@ -411,3 +411,42 @@ async def test_a_permission_request_hook_decides_instead_of_the_user(
     )
     started = [m["params"]["item"]["type"] for m in server.since(mark) if m.get("method") == "item/started"]
     assert "commandExecution" not in started
+
+
+async def test_a_trusted_projects_hooks_are_listed_after_the_users_and_an_untrusted_ones_are_not(
+    start_app: StartApp, workdir: Path, tmp_path: Path
+) -> None:
+    # Codex 0.169.0: config.toml's hooks, then each `.codex/config.toml` from the repository root
+    # down to the cwd, `source: "project"`, only when the project is trusted; a project file's own
+    # `hooks.state` trusts nothing.
+    (workdir / ".git").mkdir()
+    sub = workdir / "sub"
+    for folder, word in ((workdir, "proj"), (sub, "sub")):
+        (folder / ".codex").mkdir(parents=True)
+        (folder / ".codex" / "config.toml").write_text(
+            f'[[hooks.Stop]]\n[[hooks.Stop.hooks]]\ntype = "command"\ncommand = "echo {word}"\n'
+            f'[hooks.state."{folder}/.codex/config.toml:stop:0:0"]\ntrusted_hash = "sha256:x"\n'
+        )
+    server = await start_app()
+    await _configure(server, "Stop", "echo user")
+
+    async def listed() -> list[tuple[str, str, str, int, str]]:
+        (entry,) = (await server.request("hooks/list", {"cwds": [str(sub)]}))["data"]
+        return [
+            (h["command"], h["source"], h["sourcePath"], h["displayOrder"], h["trustStatus"])
+            for h in entry["hooks"]
+        ]
+
+    home_config = str(tmp_path / "home" / "config.toml")
+    assert await listed() == [("echo user", "user", home_config, 0, "untrusted")]
+    trust = {
+        "keyPath": "projects",
+        "value": {str(workdir): {"trust_level": "trusted"}},
+        "mergeStrategy": "upsert",
+    }
+    await server.request("config/batchWrite", {"edits": [trust]})
+    assert await listed() == [
+        ("echo user", "user", home_config, 0, "untrusted"),
+        ("echo proj", "project", f"{workdir}/.codex/config.toml", 1, "untrusted"),
+        ("echo sub", "project", f"{sub}/.codex/config.toml", 2, "untrusted"),
+    ]
