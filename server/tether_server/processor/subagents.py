@@ -4,8 +4,8 @@ A child is an ordinary stored thread whose `source` is Codex's `{"subAgent": {"t
 (parent id, depth, nickname), so `thread/read` and `thread/list` show it as Codex does. At spawn every
 connection subscribed to the parent is subscribed to the child: the child's events, and the approval
 requests of its turns, reach the parent's clients (as on Codex, which sends them to the client
-whose thread spawned it). Which agents are open is kept in memory, as Codex keeps it: after a
-restart a child is a thread like any other, no longer an agent its parent can wait on.
+whose thread spawned it). Which agents are open is kept in memory only: after a restart a child is
+a thread like any other, no longer an agent its parent can wait on.
 """
 
 from __future__ import annotations
