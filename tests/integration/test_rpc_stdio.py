@@ -88,12 +88,20 @@ async def test_experimental_methods_need_the_capability(start_server: StartServe
 
 
 async def test_experimental_fields_are_accepted_with_the_capability(start_server: StartServer) -> None:
-    server = await start_server(initialize=False)
+    server = await start_server(
+        "-c", 'plan_mode_reasoning_effort="high"', "-c", 'model_reasoning_effort="low"', initialize=False
+    )
     await server.initialize(experimental=True)
     result = await server.request("thread/start", {"mockExperimentalField": "x"})
     assert result["thread"]["status"] == {"type": "idle"}
     modes = await server.request("collaborationMode/list", {})
-    assert [m["mode"] for m in modes["data"]] == ["default", "plan"]
+    # Codex 0.169.0's answer, the same with `plan_mode_reasoning_effort` or `model_reasoning_effort` set.
+    assert modes == {
+        "data": [
+            {"name": "Plan", "mode": "plan", "model": None, "reasoning_effort": "medium"},
+            {"name": "Default", "mode": "default", "model": None, "reasoning_effort": None},
+        ]
+    }
 
 
 async def test_concurrent_requests_are_all_answered(start_server: StartServer, workdir: Path) -> None:

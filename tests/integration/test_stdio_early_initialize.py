@@ -88,7 +88,7 @@ async def test_experimental_api_and_opt_outs_still_hold_after_the_hand_off(
     assert await server.close() == 0
     assert _answered_early(server)
     assert started["thread"]["status"] == {"type": "idle"}
-    assert [m["mode"] for m in modes["data"]] == ["default", "plan"]
+    assert [m["mode"] for m in modes["data"]] == ["plan", "default"]
     assert not [m for m in server.messages if m.get("method") == "thread/started"]
 
 

@@ -65,10 +65,11 @@ async def _served_models(info: ModelProviderInfo) -> list[str]:
 async def collaboration_modes(
     state: ServerState, ctx: RequestContext, params: collab.CollaborationModeListParams
 ) -> collab.CollaborationModeListResponse:
-    model = state.config.config.model
+    # Codex 0.169.0's presets, whatever the config says (its model, `model_reasoning_effort` and
+    # `plan_mode_reasoning_effort` change nothing here): Plan first, at medium effort.
     return collab.CollaborationModeListResponse(
         data=[
-            collab.CollaborationModeMask(name="Default", mode="default", model=model),
-            collab.CollaborationModeMask(name="Plan", mode="plan", model=model),
+            collab.CollaborationModeMask(name="Plan", mode="plan", model=None, reasoning_effort="medium"),
+            collab.CollaborationModeMask(name="Default", mode="default", model=None, reasoning_effort=None),
         ]
     )
