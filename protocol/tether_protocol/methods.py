@@ -13,6 +13,7 @@ from tether_protocol import methods_desktop as _desktop
 from tether_protocol import methods_goals as _goals
 from tether_protocol import methods_processes as _processes
 from tether_protocol import methods_plugins as _plugins
+from tether_protocol import methods_projects as _projects
 from tether_protocol import methods_queue as _queue
 from tether_protocol import methods_sections as _sections
 from tether_protocol import methods_settings as _settings
@@ -395,6 +396,7 @@ CLIENT_METHODS: dict[str, AnyMethodSpec] = {
         *vars(_sections).values(),
         *vars(_desktop).values(),
         *vars(_queue).values(),
+        *vars(_projects).values(),
         *vars(_accounts).values(),
         *vars(_skills).values(),
     ]

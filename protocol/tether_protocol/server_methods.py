@@ -15,6 +15,7 @@ from tether_protocol.v2 import fs, mcp
 from tether_protocol.v2 import fuzzy as fz
 from tether_protocol.v2 import hooks as hk
 from tether_protocol.v2 import notifications as n
+from tether_protocol.v2 import project as pj
 from tether_protocol.v2 import review as rv
 from tether_protocol.v2 import skills as sk
 from tether_protocol.v2 import thread_desktop as td
@@ -118,6 +119,18 @@ THREAD_QUEUE_CHANGED = NotificationSpec(
     td.ThreadQueueChangedNotification,
     broadcast=True,
     doc="A thread's queued messages changed (added, updated, deleted, reordered or started).",
+)
+PROJECT_CHANGED = NotificationSpec(
+    "project/changed",
+    pj.ProjectChangedNotification,
+    broadcast=True,
+    doc="A project was created, updated or deleted.",
+)
+THREAD_PROJECT_UPDATED = NotificationSpec(
+    "thread/project/updated",
+    pj.ThreadProjectUpdatedNotification,
+    broadcast=True,
+    doc="A thread joined a project or left it.",
 )
 TURN_STARTED = NotificationSpec("turn/started", n.TurnStartedNotification, doc="A turn began.")
 TURN_COMPLETED = NotificationSpec(

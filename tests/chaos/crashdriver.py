@@ -7,7 +7,7 @@ arrived and kills the daemon with SIGKILL. `Seen` is what the clients were told 
 every save answered is a whole ZIP after the kill, and no save leaves a partial file at its path;
 another creates a section and moves the thread into it (`crash_sections`), and another sets the
 thread's goal (`crash_goals`), and another attaches a payload to the thread (`crash_attachments`),
-and one queues messages on a side thread (`crash_queue`).
+and one queues messages on a side thread (`crash_queue`) and creates projects (`crash_projects`).
 """
 
 from __future__ import annotations
@@ -23,6 +23,7 @@ from typing import Any
 
 from tests.chaos.crash_attachments import AttachmentAdds
 from tests.chaos.crash_goals import GoalSets
+from tests.chaos.crash_projects import ProjectCreates
 from tests.chaos.crash_queue import QueueAdds
 from tests.chaos.crash_sections import SectionMoves
 from tests.chaos.crash_skills import SkillDisables
@@ -153,6 +154,7 @@ class CrashDriver:
         self.sections = SectionMoves()
         self.attachments = AttachmentAdds()
         self.queue = QueueAdds()
+        self.projects = ProjectCreates()
         self.queue_client: WsClient | None = None
 
     async def start(self) -> tuple[SocketServer, list[WsClient]]:
@@ -174,6 +176,7 @@ class CrashDriver:
         self.queue_client = queue_client
         try:
             await self.queue.check(queue_client)
+            await self.projects.check(queue_client)
             await self.queue.prepare(queue_client, self.workdir, self.fake)
             if not self.thread_id:
                 params = {"cwd": str(self.workdir), "sandbox": "read-only", "approvalPolicy": "on-request"}
@@ -258,6 +261,8 @@ class CrashDriver:
                 pending.append(asyncio.create_task(attach_step))
                 if self.queue_client is not None:
                     pending.append(asyncio.create_task(self.queue.step(self.queue_client, self._turn_no)))
+                    project_step = self.projects.step(self.queue_client, self._turn_no)
+                    pending.append(asyncio.create_task(project_step))
 
                 if budget == 0:
                     break

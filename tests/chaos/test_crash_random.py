@@ -7,7 +7,8 @@ bundle a client was told is saved is a whole ZIP, and none is left half-written 
 section a client was told is created is listed, and the thread is in its last answered section or a
 later one. The thread's goal is that of its last answered `thread/goal/set` or a later one. Every
 attachment a client was told is created is listed, unchanged, and every message a client was told
-is queued is still queued, in order, unless its deletion was asked.
+is queued is still queued, in order, unless its deletion was asked. Every project a client was
+told is created is listed as it was answered.
 """
 
 from __future__ import annotations
@@ -36,4 +37,5 @@ async def test_random_sigkills_lose_nothing_reported_complete(
     assert driver.sections.created, "no section creation was answered before a kill"
     assert driver.attachments.answered, "no attachment was answered as created before a kill"
     assert driver.queue.answered, "no queued message was answered before a kill"
+    assert driver.projects.answered, "no project creation was answered before a kill"
     print(f"crash battery: {figures}")

@@ -42,6 +42,7 @@ class ThreadListParams(WireModel):
     search_term: str | None = None
     excluded_thread_ids: list[str] | None = None
     section_id: str | None = None
+    project_id: str | None = None
     use_state_db_only: bool = False
     current_account_only: bool = False
     originators: list[str] | None = None

@@ -43,6 +43,7 @@ class ThreadStartParams(SessionOverrides):
     dynamic_tools: list[JsonValue] | None = None
     experimental_raw_events: bool = False
     mock_experimental_field: str | None = None
+    project_id: str | None = None
 
 
 class ThreadResumeParams(SessionOverrides):

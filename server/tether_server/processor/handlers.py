@@ -15,6 +15,7 @@ from tether_protocol import methods as m
 from tether_protocol import methods_accounts as macc
 from tether_protocol import methods_desktop as mdesk
 from tether_protocol import methods_goals as mg
+from tether_protocol import methods_projects as mpj
 from tether_protocol import methods_queue as mq
 from tether_protocol import methods_plugins as mpl
 from tether_protocol import methods_sections as msec
@@ -42,6 +43,7 @@ from tether_server.processor.methods import (
     model_provider,
     model_provider_write,
     plugin,
+    project,
     review,
     skills,
     thread,
@@ -194,6 +196,13 @@ def build_routes(state: ServerState) -> dict[str, AnyRoute]:
         _route(state, mq.THREAD_QUEUE_DELETE, thread_queue.delete),
         _route(state, mq.THREAD_QUEUE_REORDER, thread_queue.reorder),
         _route(state, mq.THREAD_QUEUE_START, thread_queue.start),
+        _route(state, mpj.PROJECT_LIST, project.list_),
+        _route(state, mpj.PROJECT_READ, project.read),
+        _route(state, mpj.PROJECT_CREATE, project.create),
+        _route(state, mpj.PROJECT_IMPORT, project.import_),
+        _route(state, mpj.PROJECT_UPDATE, project.update),
+        _route(state, mpj.PROJECT_MOVE, project.move),
+        _route(state, mpj.PROJECT_DELETE, project.delete),
         _route(state, ms.MODEL_PROVIDER_LIST, model_provider.provider_list),
         _route(state, ms.MODEL_PROVIDER_CAPABILITIES_READ, model_provider.capabilities_read),
         _route(state, ms.EXPERIMENTAL_FEATURE_LIST, experimental_feature.feature_list),

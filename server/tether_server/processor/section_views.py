@@ -23,7 +23,10 @@ SECTION_POSITION = "section_position"
 
 
 async def with_sections(state: ServerState, threads: Sequence[Thread]) -> None:
-    """Fill in each thread's `section` and `sectionEnteredAt` from the store."""
+    """Fill in each thread's `section` and `sectionEnteredAt` (and its `projectId`) from the store."""
+    projects = await state.store.thread_projects([t.id for t in threads])
+    for thread in threads:
+        thread.project_id = projects.get(thread.id, thread.project_id)
     members = await state.store.memberships([t.id for t in threads])
     sections: dict[str, ThreadSection] = {}
     for thread in threads:
@@ -59,7 +62,7 @@ async def list_page(
     rows: list[tuple[Position, ThreadRecord]] = []
     for member in await state.store.section_members(params.section_id):
         record = await state.store.get_thread(member.thread_id)
-        if record is not None and _listed(record, query):
+        if record is not None and matches_query(record, query):
             rows.append((_position(member, record, query, by_position), record))
     rows.sort(key=lambda row: (row[0].k, row[0].id), reverse=not ascending)
     scope = f"section:{params.section_id}:{SECTION_POSITION if by_position else query.sort_key}"
@@ -84,7 +87,7 @@ def _position(member: Membership, record: ThreadRecord, query: ThreadQuery, by_p
     return Position(value, record.id)
 
 
-def _listed(record: ThreadRecord, query: ThreadQuery) -> bool:
+def matches_query(record: ThreadRecord, query: ThreadQuery) -> bool:
     """The store's listing rules, for one thread: listed, archive state and the filters given."""
     term = query.search_term
     return (

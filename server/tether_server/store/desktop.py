@@ -11,6 +11,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
+from tether_server.store.projects import ProjectStore
+
 
 @dataclass(frozen=True)
 class AttachmentRecord:
@@ -36,7 +38,7 @@ class QueuedRecord:
     metadata: dict[str, str] | None = None
 
 
-class DesktopStore(Protocol):
+class DesktopStore(ProjectStore, Protocol):
     async def add_attachment(self, attachment: AttachmentRecord) -> tuple[AttachmentRecord, bool]:
         """Insert it unless its thread has one of the same (type, identity key) already: the
         stored one and whether it was created, decided in one transaction."""

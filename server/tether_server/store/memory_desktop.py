@@ -8,6 +8,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any, Protocol
 
 from tether_server.store.desktop import AttachmentOwner, AttachmentRecord, QueuedRecord
+from tether_server.store.projects import MemoryProjects
 
 
 class _Thread(Protocol):
@@ -28,7 +29,7 @@ class _Tables:
     queues: dict[str, list[QueuedRecord]] = field(default_factory=dict)
 
 
-class MemoryDesktop:
+class MemoryDesktop(MemoryProjects):
     """Mixed into `MemoryThreadStore`; `drop_thread_desktop` is its half of deleting a thread."""
 
     _desktop_tables: _Tables | None = None
@@ -43,6 +44,7 @@ class MemoryDesktop:
         tables = self._desktop
         tables.attachments = {k: a for k, a in tables.attachments.items() if a.thread_id != thread_id}
         tables.queues.pop(thread_id, None)
+        self.drop_thread_project(thread_id)
 
     async def add_attachment(self, attachment: AttachmentRecord) -> tuple[AttachmentRecord, bool]:
         a = attachment

@@ -10,6 +10,7 @@ from typing import Any, Protocol
 import aiosqlite
 
 from tether_server.store.desktop import AttachmentOwner, AttachmentRecord, QueuedRecord
+from tether_server.store.sqlite_projects import SqliteProjects
 from tether_server.store.sqlite_rows import Row
 
 
@@ -22,7 +23,7 @@ class _Store(Protocol):
 _ATTACHMENT_COLUMNS = "id, thread_id, attachment_type, identity_key, payload, created_at"
 
 
-class SqliteDesktop:
+class SqliteDesktop(SqliteProjects):
     """Mixed into `SqliteThreadStore`: its lock and transactions guard these reads and writes too."""
 
     async def add_attachment(self: _Store, attachment: AttachmentRecord) -> tuple[AttachmentRecord, bool]:

@@ -6,6 +6,7 @@ from __future__ import annotations
 from tests.unit.protocol import wire_samples as s
 
 from tether_protocol.common import WireModel
+from tether_protocol.v2 import project as pj
 from tether_protocol.v2 import thread_desktop as td
 
 ATTACHMENT_ID = "01a232f8-92f5-7672-a422-03ec35425ea5"
@@ -84,4 +85,42 @@ def desktop_samples() -> list[tuple[str, WireModel]]:
         ("ThreadQueueStartParams", td.ThreadQueueStartParams(thread_id=t, queued_submission_id=None)),
         ("ThreadQueueStartResponse", td.ThreadQueueStartResponse(turn=s.TURN)),
         ("ThreadQueueChangedNotification", td.ThreadQueueChangedNotification(thread_id=t)),
+        *project_samples(),
+    ]
+
+
+def project_samples() -> list[tuple[str, WireModel]]:
+    """(reference definition name, instance) for each model of `project`."""
+    root = pj.ProjectRoot(path="/work/project")
+    project = pj.Project(
+        id=QUEUED_ID, name="P", roots=[root], metadata={"k": "v"}, position=0, created_at=1, updated_at=1
+    )
+    return [
+        ("ProjectRoot", root),
+        ("Project", project),
+        ("ProjectListParams", pj.ProjectListParams(sort_key="recencyAt", sort_direction="desc", limit=1)),
+        ("ProjectListResponse", pj.ProjectListResponse(data=[project], next_cursor="0|x")),
+        ("ProjectReadParams", pj.ProjectReadParams(project_id=QUEUED_ID)),
+        ("ProjectReadResponse", pj.ProjectReadResponse(project=project)),
+        ("ProjectCreateParams", pj.ProjectCreateParams(idempotency_key="k", name="P", roots=[root])),
+        ("ProjectCreateResponse", pj.ProjectCreateResponse(project=project)),
+        (
+            "ProjectImportParams",
+            pj.ProjectImportParams(idempotency_key="k", name="P", roots=[], threads=[s.THREAD_ID]),
+        ),
+        ("ProjectImportResponse", pj.ProjectImportResponse(project=project)),
+        ("ProjectUpdateParams", pj.ProjectUpdateParams(project_id=QUEUED_ID, name="Q")),
+        ("ProjectUpdateResponse", pj.ProjectUpdateResponse(project=project)),
+        ("ProjectMoveParams", pj.ProjectMoveParams(project_id=QUEUED_ID, before_project_id=None)),
+        ("ProjectMoveResponse", pj.ProjectMoveResponse()),
+        ("ProjectDeleteParams", pj.ProjectDeleteParams(project_id=QUEUED_ID)),
+        ("ProjectDeleteResponse", pj.ProjectDeleteResponse()),
+        (
+            "ProjectChangedNotification",
+            pj.ProjectChangedNotification(project_id=QUEUED_ID, change_type="created"),
+        ),
+        (
+            "ThreadProjectUpdatedNotification",
+            pj.ThreadProjectUpdatedNotification(thread_id=s.THREAD_ID, project_id=None),
+        ),
     ]

@@ -13,6 +13,7 @@ from tether_protocol.v2 import fs, mcp
 from tether_protocol.v2 import fuzzy as fz
 from tether_protocol.v2 import item_parts as ip
 from tether_protocol.v2 import notifications as n
+from tether_protocol.v2 import project as pj
 from tether_protocol.v2 import review as rv
 from tether_protocol.v2 import thread as th
 from tether_protocol.v2 import thread_desktop as td
@@ -85,6 +86,8 @@ NOTIFICATION_SAMPLES: dict[str, WireModel] = {
         thread_id=s.THREAD_ID, attachment_type="pr", identity_key="k", attachment_id="a", operation="created"
     ),
     "thread/queue/changed": td.ThreadQueueChangedNotification(thread_id=s.THREAD_ID),
+    "project/changed": pj.ProjectChangedNotification(project_id="p", change_type="deleted"),
+    "thread/project/updated": pj.ThreadProjectUpdatedNotification(thread_id=s.THREAD_ID, project_id="p"),
     "turn/started": n.TurnStartedNotification(thread_id=s.THREAD_ID, turn=s.TURN),
     "turn/completed": n.TurnCompletedNotification(thread_id=s.THREAD_ID, turn=s.TURN_DONE),
     "turn/diff/updated": n.TurnDiffUpdatedNotification(

@@ -164,6 +164,13 @@ EXPERIMENTAL_METHODS = {
     "thread/queue/delete",
     "thread/queue/reorder",
     "thread/queue/start",
+    "project/list",
+    "project/read",
+    "project/create",
+    "project/import",
+    "project/update",
+    "project/move",
+    "project/delete",
 }
 
 

@@ -8,6 +8,7 @@ from tests.unit.store.store_records import commit_threads, thread
 
 from tether_server.store.base import ThreadStore
 from tether_server.store.desktop import AttachmentOwner, AttachmentRecord, QueuedRecord
+from tether_server.store.projects import ProjectRecord
 
 
 def _attachment(aid: str, tid: str, key: str, created: int = 10, payload: object = None) -> AttachmentRecord:
@@ -58,3 +59,32 @@ async def test_a_queue_is_replaced_whole_in_order_and_goes_with_its_thread(store
     assert await store.queued("t1") == []
     await store.save_queue("not-written", [])
     assert await store.queued_threads() == []
+
+
+async def test_projects_keep_their_order_members_and_keys_and_lose_members_with_threads(
+    store: ThreadStore,
+) -> None:
+    await commit_threads(store, [thread("t1"), thread("t2", created=101), thread("t3", created=102)])
+    a = ProjectRecord("pa", "A", ["/w"], {"k": "v"}, 1, 10, 10, "key-a")
+    b = ProjectRecord("pb", "B", [], {}, 0, 11, 11, "key-b")
+    await store.put_projects([a, b], ["t1", "t2", "unwritten"], "pa")
+    assert await store.list_projects() == [b, a]
+    assert await store.get_project("pa") == a and await store.get_project("nope") is None
+    assert await store.project_by_key("key-b") == b and await store.project_by_key("other") is None
+    assert await store.thread_projects(["t1", "t3", "unwritten"]) == {"t1": "pa", "unwritten": "pa"}
+    assert await store.project_members("pa") == ["t1", "t2", "unwritten"]
+    assert await store.project_recency(["pa", "pb"]) == {"pa": 101}  # written, unarchived members only
+    assert await store.set_archived("t2", True, 200)
+    assert await store.project_recency(["pa"]) == {"pa": 100}
+
+    moved = ProjectRecord("pa", "A2", [], {}, 0, 10, 20, "key-a")
+    await store.put_projects([moved, ProjectRecord("pb", "B", [], {}, 1, 11, 11, "key-b")], ["t3"], "pb")
+    await store.put_projects([], ["unwritten"], None)
+    assert [p.id for p in await store.list_projects()] == ["pa", "pb"]
+    assert await store.get_project("pa") == moved
+    assert await store.project_members(None) == ["t1", "t2", "t3"]
+    assert await store.delete_thread("t1")
+    assert await store.project_members("pa") == ["t2"]
+    assert await store.delete_project("pa") == ["t2"]
+    assert await store.thread_projects(["t2"]) == {}
+    assert [p.id for p in await store.list_projects()] == ["pb"]

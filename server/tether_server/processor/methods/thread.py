@@ -21,8 +21,10 @@ from tether_server.core.events import IDLE, NOT_LOADED
 from tether_server.core.ids import now_s
 from tether_server.core.settings import TurnSettings
 from tether_server.errors import Conflict, InvalidParams, InvalidRequest, NotFound, archived_message
-from tether_server.processor import projection, resume_state
+from tether_server.processor import projection, requirements, resume_state
 from tether_server.processor.lifecycle import announce_recovered, apply_resumed
+from tether_server.processor.project_views import by_project
+from tether_server.processor.project_views import list_page as project_list_page
 from tether_server.processor.section_views import filtered, with_sections
 from tether_server.processor.section_views import list_page as section_list_page
 from tether_server.processor.settings import (
@@ -67,7 +69,10 @@ async def start(
         raise Conflict("Server is draining; retry after reconnecting", data={"reason": "serverShuttingDown"})
     cwd = Path(params.cwd) if params.cwd else default_cwd()
     settings = thread_settings(config_for_cwd(state.config, cwd), params, default_cwd())
+    settings, warnings = await requirements.enforce(settings)
     declared = _dynamic_tools(params)
+    if params.project_id is not None and await state.store.get_project(params.project_id) is None:
+        raise InvalidRequest(f"project not found: {params.project_id}")
     git = await git_info_off_loop(settings.cwd)
     record = new_thread_record(settings, originator=state.originator or ctx.connection.client_name)
     log.bind(thread_id=record.id)  # the rest of this request's work is the new thread's
@@ -75,11 +80,18 @@ async def start(
     if declared and state.dynamic is not None:
         handle.set_dynamic_tools(DynamicTools(declared, state.dynamic.caller(record.id, ctx.connection)))
     state.subscriptions.subscribe(record.id, ctx.connection)
+    if params.project_id is not None and not handle.ephemeral:
+        # Like a section, a project takes a thread before its first turn writes it.
+        await state.store.put_projects([], [record.id], params.project_id)
     thread = _loaded_view(handle)
+    thread.project_id = params.project_id
     # Codex reads the repository when the thread starts but reports it only once the thread is
     # stored: null in this response and in thread/started, then in read, list, resume.
     record.git_info = git
+    requirements.warn_now(ctx, warnings)
+    conn = ctx.connection
     ctx.after_response(lambda: announce_started(state, thread))
+    ctx.after_response(lambda: requirements.warn_thread(conn, record.id, warnings))
     return session_response(tl.ThreadStartResponse, thread, settings)
 
 
@@ -227,7 +239,11 @@ async def list_threads(
         raise InvalidParams("originator filtering is not supported by the local app-server")
     try:
         page = await (
-            section_list_page(state, params, query) if filtered(params) else state.store.list_threads(query)
+            project_list_page(state, params, query)
+            if by_project(params)
+            else section_list_page(state, params, query)
+            if filtered(params)
+            else state.store.list_threads(query)
         )
     except InvalidCursor:
         raise InvalidRequest(f"invalid cursor: {params.cursor}") from None
