@@ -20,6 +20,8 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
+import stat
 import tempfile
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
@@ -233,10 +235,20 @@ def spill(text: str, limit_tokens: int | None, run_id: str) -> str:
     limit = DEFAULT_CONTEXT_LIMIT_TOKENS if limit_tokens is None else limit_tokens
     if limit == 0 or len(text) <= limit * 4:
         return text
-    folder = Path(tempfile.gettempdir()) / "tether-hook-context"
-    folder.mkdir(mode=0o700, parents=True, exist_ok=True)
-    path = folder / f"{uuid7()}.txt"
-    path.write_text(text, encoding="utf-8")
+    # The user's own folder in the shared temp directory: one someone else made (or a symlink)
+    # is not written to, and the file is new (no following a planted link).
+    folder = Path(tempfile.gettempdir()) / f"tether-hook-context-{os.getuid()}"
+    try:
+        folder.mkdir(mode=0o700, exist_ok=True)
+        info = os.lstat(folder)
+        if not stat.S_ISDIR(info.st_mode) or info.st_uid != os.getuid():
+            raise PermissionError(f"{folder} is not the user's own directory")
+        path = folder / f"{uuid7()}.txt"
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
+        with os.fdopen(fd, "w", encoding="utf-8") as out:
+            out.write(text)
+    except OSError:
+        return text[: limit * 4]  # nowhere safe to keep the rest: the model gets what fits
     return (
         f"{text[:PREVIEW_CHARS]}\n\n[hook {run_id}: additional context of {len(text)} characters cut "
         f"here; the full text is in {path}]"
