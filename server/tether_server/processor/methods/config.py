@@ -7,6 +7,7 @@ import asyncio
 from tether_protocol.common import EmptyParams
 from tether_protocol.v2 import config as cfgw
 from tether_server.config.layers import read_config
+from tether_server.config.requirements import load_requirements
 from tether_server.config.write import OVERRIDDEN_MESSAGE, Edit, WriteResult, write_config
 from tether_server.processor.state import ServerState
 from tether_server.rpc.context import RequestContext
@@ -58,7 +59,10 @@ async def config_batch_write(
 async def config_requirements_read(
     state: ServerState, ctx: RequestContext, params: EmptyParams
 ) -> cfgw.ConfigRequirementsReadResponse:
-    return cfgw.ConfigRequirementsReadResponse(requirements=None, supports_independent_speed_modes=True)
+    """The managed requirements of the system config folder's requirements.toml, else null."""
+    req = await asyncio.to_thread(load_requirements)
+    wire = req.wire() if req is not None else None
+    return cfgw.ConfigRequirementsReadResponse(requirements=wire, supports_independent_speed_modes=True)
 
 
 async def config_read(

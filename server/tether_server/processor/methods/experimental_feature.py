@@ -8,11 +8,13 @@ restart forgets it. Both lists page by offset, with Codex's cursor wording.
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Sequence
 from typing import TypeVar
 
 from tether_protocol.v2 import experimental_feature as xf
 from tether_server.config.features import CATALOGUE, RUNTIME_TOGGLEABLE, enabled
+from tether_server.config.requirements import load_requirements
 from tether_server.errors import InvalidRequest, NotFound
 from tether_server.log import get
 from tether_server.processor.state import ServerState
@@ -25,6 +27,11 @@ T = TypeVar("T")
 
 # The built-in profiles; Tether honours no `[permissions]` tables of its own.
 _PROFILES = (":read-only", ":workspace", ":danger-full-access")
+_PROFILE_MODES = {
+    ":read-only": "read-only",
+    ":workspace": "workspace-write",
+    ":danger-full-access": "danger-full-access",
+}
 
 
 def page(items: Sequence[T], cursor: str | None, limit: int | None, what: str) -> tuple[list[T], str | None]:
@@ -80,7 +87,14 @@ async def enablement_set(
 async def permission_profile_list(
     state: ServerState, ctx: RequestContext, params: xf.PermissionProfileListParams
 ) -> xf.PermissionProfileListResponse:
-    """The three built-in profiles, all allowed: Tether has no managed requirements to forbid one."""
-    profiles = [xf.PermissionProfileSummary(id=p, description=None, allowed=True) for p in _PROFILES]
+    """The three built-in profiles; one whose sandbox mode the managed requirements forbid is not allowed."""
+    req = await asyncio.to_thread(load_requirements)
+    modes = req.sandbox_modes if req is not None else None
+    profiles = [
+        xf.PermissionProfileSummary(
+            id=p, description=None, allowed=modes is None or _PROFILE_MODES[p] in modes
+        )
+        for p in _PROFILES
+    ]
     data, next_cursor = page(profiles, params.cursor, params.limit, "permission profiles")
     return xf.PermissionProfileListResponse(data=data, next_cursor=next_cursor)

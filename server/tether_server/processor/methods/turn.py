@@ -8,7 +8,7 @@ from tether_protocol.v2 import thread_admin as ta
 from tether_protocol.v2 import turn as tu
 from tether_protocol.v2.inputs import UserInput
 from tether_server.errors import Conflict, NotFound, archived_message
-from tether_server.processor import projection, settings_updates, turn_options
+from tether_server.processor import projection, requirements, settings_updates, turn_options
 from tether_server.processor.settings import turn_settings, wire
 from tether_server.processor.state import ServerState
 from tether_server.rpc.context import RequestContext
@@ -42,10 +42,14 @@ async def start(state: ServerState, ctx: RequestContext, params: tu.TurnStartPar
         raise Conflict(archived_message(params.thread_id))
     before = handle.settings
     settings = turn_options.apply(state.config.config, turn_settings(before, params), params)
+    settings, warnings = await requirements.enforce(settings)
     schema = params.output_schema if isinstance(params.output_schema, dict) else None
     started = await handle.start_turn(_content(params.input), params.client_user_message_id, settings, schema)
     # Codex announces the change before it answers.
     settings_updates.announce(state, settings_updates.changed(params.thread_id, before, settings))
+    requirements.warn_now(ctx, warnings)
+    conn = ctx.connection
+    ctx.after_response(lambda: requirements.warn_thread(conn, params.thread_id, warnings))
     return tu.TurnStartResponse(turn=answer_then_run(ctx, started))
 
 

@@ -1,0 +1,77 @@
+"""Managed requirements: `requirements.toml` in the system config folder, as Codex 0.169.0 reads
+`/etc/codex/requirements.toml` (Tether: `$TETHER_SYSTEM_CONFIG_DIR`, default `/etc/tether`).
+
+An administrator limits the approval policies and sandbox modes users may pick. Tether honours
+`allowed_approval_policies` and `allowed_sandbox_modes`; a requirements file that cannot be read
+or does not parse fails closed (threads and turns are refused until it is fixed) rather than
+lifting the limits it was meant to set.
+"""
+
+from __future__ import annotations
+
+import tomllib
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from tether_server.config.layers import system_dir
+from tether_server.errors import ConfigError
+
+FILE = "requirements.toml"
+APPROVAL_POLICIES = ("untrusted", "on-failure", "on-request", "never")
+SANDBOX_MODES = ("read-only", "workspace-write", "danger-full-access")
+# Every field of Codex's ConfigRequirements, in its order; Tether fills the ones it honours.
+WIRE_FIELDS = (
+    "modelProvider", "modelProviders", "allowedLoginMethods", "cliAuthCredentialsStore", "chatgptBaseUrl",
+    "additionalDeveloperInstructions", "allowedApprovalPolicies", "allowedApprovalsReviewers",
+    "allowedSandboxModes", "allowedWindowsSandboxImplementations", "allowedPermissionProfiles",
+    "defaultPermissions", "allowedWebSearchModes", "allowManagedHooksOnly", "allowBrowserAndComputerUse",
+    "allowAppshots", "allowRemoteControl", "computerUse", "browserUse", "inAppBrowser", "featureRequirements",
+    "hooks", "enforceResidency", "network", "application", "autoReview", "models", "sqliteHome", "logDir",
+    "modelCatalogJson", "checkForUpdateOnStartup", "allowLoginShell", "feedback", "otel",
+)  # fmt: skip
+
+
+@dataclass(frozen=True)
+class Requirements:
+    """What the administrator allows; None means no limit."""
+
+    path: Path
+    approval_policies: tuple[str, ...] | None
+    sandbox_modes: tuple[str, ...] | None
+
+    def wire(self) -> dict[str, Any]:
+        out: dict[str, Any] = dict.fromkeys(WIRE_FIELDS)
+        out["allowedLoginMethods"] = ["api", "chatgpt"]
+        out["allowedApprovalPolicies"] = list(self.approval_policies) if self.approval_policies else None
+        out["allowedSandboxModes"] = list(self.sandbox_modes) if self.sandbox_modes else None
+        return out
+
+
+def _allowed(table: dict[str, Any], key: str, known: tuple[str, ...], path: Path) -> tuple[str, ...] | None:
+    value = table.get(key)
+    if value is None:
+        return None
+    if not isinstance(value, list) or not all(isinstance(v, str) and v in known for v in value):
+        raise ConfigError(f"{path}: `{key}` must be a list of {', '.join(known)}")
+    return tuple(value)
+
+
+def load_requirements(folder: Path | None = None) -> Requirements | None:
+    """The requirements of `folder` (the system config folder by default); None when there are none.
+
+    Raises:
+        ConfigError: the file exists but cannot be read, is not TOML, or holds a bad list.
+    """
+    path = (folder or system_dir()) / FILE
+    try:
+        table = tomllib.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        return None
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
+        raise ConfigError(f"{path}: {exc}") from None
+    return Requirements(
+        path,
+        _allowed(table, "allowed_approval_policies", APPROVAL_POLICIES, path),
+        _allowed(table, "allowed_sandbox_modes", SANDBOX_MODES, path),
+    )
