@@ -6,8 +6,9 @@ change; all of it kept across a restart; Codex's errors, nothing changed."""
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from tests.conftest import StartApp, StartServer
 from tests.integration.desktop_surface.helpers import listed_thread, refused, turn
@@ -15,9 +16,11 @@ from tests.support.rpcclient import RpcClient
 from tether_testing import script
 from tether_testing.fake_responses import FakeResponsesServer
 
+Client = TypeVar("Client", bound=RpcClient)
 
-async def _experimental(start: Any, **kw: Any) -> RpcClient:
-    server: RpcClient = await start(initialize=False, **kw)
+
+async def _experimental(start: Callable[..., Awaitable[Client]], **kw: Any) -> Client:
+    server = await start(initialize=False, **kw)
     await server.initialize(experimental=True)
     return server
 
