@@ -215,6 +215,10 @@ async def test_bad_calls_answer_as_codex_does(
             agent_call("spawn_agent", {}, "c3"),
             agent_call("wait_agent", {"targets": []}, "c5"),
             script.function_call("spawn_agent", {"message": "x"}, "c6"),
+            agent_call("spawn_agent", {"message": "x", "reasoning_effort": "banana"}, "e1"),
+            agent_call("spawn_agent", {"message": 5}, "e3"),
+            agent_call("wait_agent", {"targets": "x"}, "e4"),
+            agent_call("close_agent", {}, "e5"),
         ),
         script.text_reply("done"),
     )
@@ -232,9 +236,23 @@ async def test_bad_calls_answer_as_codex_does(
     assert out["c5"] == "agent ids must be non-empty"
     # Without its namespace the name is not a tool, as on Codex.
     assert out["c6"] == "unsupported call: spawn_agent"
+    model = thread["model"]
+    assert out["e1"] == (
+        f"Reasoning effort `banana` is not supported for model `{model}`. "
+        "Supported reasoning efforts: low, medium, high, xhigh"
+    )
+    # Codex's argument parser also names the line and column.
+    assert out["e3"].startswith(
+        "failed to parse function arguments: invalid type: integer `5`, expected a string"
+    )
+    assert out["e4"].startswith(
+        'failed to parse function arguments: invalid type: string "x", expected a sequence'
+    )
+    assert out["e5"].startswith("failed to parse function arguments: missing field `target`")
     failed = collab_items(server.since(mark), "item/completed")
     assert [(i["tool"], i["status"], i["agentsStates"]) for i in failed] == [
-        ("closeAgent", "failed", {unknown: {"status": "notFound", "message": None}})
+        ("closeAgent", "failed", {unknown: {"status": "notFound", "message": None}}),
+        ("spawnAgent", "failed", {}),
     ]
     # Deferred: nothing of the namespace is listed in the request's tools.
     assert not any("spawn_agent" in json.dumps(t) for t in fake_model.requests[0].body["tools"])

@@ -19,12 +19,16 @@ from typing import Any, Protocol
 
 from tether_server.core import events as ev
 from tether_server.core import items
+from tether_server.core.agent_specs import (
+    DESCRIPTION,
+    NAMESPACE,
+    SPECS,
+    WAIT_DEFAULT_MS,
+    WAIT_MAX_MS,
+    WAIT_MIN_MS,
+)
 from tether_server.core.ids import now_ms
 from tether_server.core.toolbox import Tool, ToolArgumentError, ToolCall, ToolContext, ToolOutput
-
-NAMESPACE = "multi_agent_v1"
-WAIT_DEFAULT_MS, WAIT_MIN_MS, WAIT_MAX_MS = 30_000, 10_000, 3_600_000
-"""Codex's bounds for `wait_agent`'s `timeout_ms`."""
 
 FINAL = frozenset({"completed", "errored", "interrupted", "shutdown", "notFound"})
 """Statuses a wait ends on."""
@@ -32,6 +36,10 @@ FINAL = frozenset({"completed", "errored", "interrupted", "shutdown", "notFound"
 
 class AgentError(Exception):
     """A sub-agent call that cannot be done; its message is the call's output."""
+
+
+class AgentRefused(AgentError):
+    """A spawn refused for its arguments before anything started (not a failed spawn)."""
 
 
 @dataclass(frozen=True)
@@ -89,75 +97,6 @@ class AgentPort(Protocol):
         ...
 
 
-def _spec(
-    name: str, description: str, properties: dict[str, Any], required: list[str] | None
-) -> dict[str, Any]:
-    parameters: dict[str, Any] = {"type": "object", "properties": properties}
-    if required is not None:
-        parameters["required"] = required
-    parameters["additionalProperties"] = False
-    return {
-        "type": "function",
-        "name": name,
-        "description": description,
-        "strict": False,
-        "defer_loading": True,
-        "parameters": parameters,
-    }
-
-
-_TARGET = {"type": "string", "description": "The agent's id, as spawn_agent returned it."}
-SPECS: tuple[dict[str, Any], ...] = (
-    _spec(
-        "spawn_agent",
-        "Start a sub-agent on a well-scoped task, only when the user asked for sub-agents or delegation. "
-        "It works in its own thread with your model and tools; returns its id and nickname.",
-        {
-            "message": {"type": "string", "description": "The task, in plain text."},
-            "model": {"type": "string", "description": "A model for the agent; omit to use yours."},
-            "reasoning_effort": {"type": "string", "description": "Its reasoning effort; omit to use yours."},
-        },
-        None,
-    ),
-    _spec(
-        "send_input",
-        "Send a message to a sub-agent: queued for its next turn, or handled now with interrupt=true.",
-        {
-            "interrupt": {"type": "boolean", "description": "Stop its current work and handle this now."},
-            "message": {"type": "string", "description": "The message, in plain text."},
-            "target": _TARGET,
-        },
-        ["target"],
-    ),
-    _spec(
-        "wait_agent",
-        "Wait until one of the given sub-agents finishes (or the timeout passes); returns the statuses "
-        "of those that finished, with their final messages. Wait only when you need the result now.",
-        {
-            "targets": {"type": "array", "items": {"type": "string"}, "description": "Agent ids to wait on."},
-            "timeout_ms": {
-                "type": "number",
-                "description": f"Timeout in milliseconds (default {WAIT_DEFAULT_MS}, "
-                f"between {WAIT_MIN_MS} and {WAIT_MAX_MS}).",
-            },
-        },
-        ["targets"],
-    ),
-    _spec(
-        "resume_agent",
-        "Open again an agent you closed, so that it takes send_input and wait_agent calls.",
-        {"id": {"type": "string", "description": "The agent's id."}},
-        ["id"],
-    ),
-    _spec(
-        "close_agent",
-        "Close a sub-agent you no longer need; returns the status it had.",
-        {"target": _TARGET},
-        ["target"],
-    ),
-)
-
-
 class AgentTools:
     """The `multi_agent_v1` tools of one thread's turn: looked up by namespaced name, never listed."""
 
@@ -200,7 +139,6 @@ class AgentTools:
         return [{"type": "namespace", "name": NAMESPACE, "description": DESCRIPTION, "tools": found}]
 
 
-DESCRIPTION = "Tools for spawning and managing sub-agents."
 _STOP_WORDS = frozenset({"a", "an", "the", "to", "of", "or", "and", "it", "its", "is", "for", "on", "with"})
 
 
@@ -211,14 +149,31 @@ def _words(text: str) -> list[str]:
 
 def _text(args: dict[str, Any], key: str) -> str | None:
     value = args.get(key)
-    return value if isinstance(value, str) else None
+    if value is not None and not isinstance(value, str):
+        raise ToolArgumentError(
+            f"failed to parse function arguments: invalid type: {_kind(value)}, expected a string"
+        )
+    return value
 
 
 def _agent_id(args: dict[str, Any], key: str = "target") -> str:
-    value = args.get(key)
-    if not isinstance(value, str):
+    value = _text(args, key)
+    if value is None:
         raise ToolArgumentError(f"failed to parse function arguments: missing field `{key}`")
     return value
+
+
+def _kind(value: Any) -> str:
+    """A JSON value as Codex's argument parser names it in its errors."""
+    if isinstance(value, bool):
+        return f"boolean `{str(value).lower()}`"
+    if isinstance(value, int):
+        return f"integer `{value}`"
+    if isinstance(value, float):
+        return f"floating point `{value}`"
+    if isinstance(value, str):
+        return f"string {json.dumps(value)}"
+    return "sequence" if isinstance(value, list) else "map"
 
 
 async def _item(ctx: ToolContext, item: items.CollabAgentToolCall) -> None:
@@ -238,13 +193,14 @@ async def _spawn(port: AgentPort, ctx: ToolContext, call: ToolCall) -> ToolOutpu
         return ToolOutput("Provide one of: message or items", success=False)
     model, effort = _text(args, "model"), _text(args, "reasoning_effort")
     item = items.CollabAgentToolCall(call.call_id, "spawnAgent", ctx.thread_id, now_ms(), prompt=message)
-    item.model, item.reasoning_effort = model or "", effort or "medium"
+    item.model, item.reasoning_effort = model or "", effort or "medium"  # as Codex shows them at first
     await _item(ctx, item)
     try:
         spawned = await port.spawn(ctx.thread_id, ctx.turn_id, message, model, effort)
     except AgentError as exc:
         await _done(ctx, item, "failed")
-        return ToolOutput(f"collab spawn failed: {exc}", success=False)
+        text = str(exc) if isinstance(exc, AgentRefused) else f"collab spawn failed: {exc}"
+        return ToolOutput(text, success=False)
     item.receiver_thread_ids = [spawned.agent_id]
     item.model, item.reasoning_effort = spawned.model, spawned.effort
     item.agents_states = {spawned.agent_id: AgentState("pendingInit").wire()}
@@ -257,8 +213,14 @@ async def _spawn(port: AgentPort, ctx: ToolContext, call: ToolCall) -> ToolOutpu
 async def _wait(port: AgentPort, ctx: ToolContext, call: ToolCall) -> ToolOutput:
     args = call.arguments()
     targets = args.get("targets")
-    if not isinstance(targets, list) or not all(isinstance(t, str) for t in targets):
+    if targets is None:
         raise ToolArgumentError("failed to parse function arguments: missing field `targets`")
+    if not isinstance(targets, list):
+        raise ToolArgumentError(
+            f"failed to parse function arguments: invalid type: {_kind(targets)}, expected a sequence"
+        )
+    for target in targets:
+        _text({"target": target}, "target")
     if not targets:
         return ToolOutput("agent ids must be non-empty", success=False)
     for target in targets:

@@ -17,7 +17,8 @@ from dataclasses import dataclass, field, replace
 
 from tether_server import log
 from tether_server.config import features
-from tether_server.core.agent_tools import FINAL, AgentError, AgentState, Spawned
+from tether_server.core.agent_specs import EFFORTS
+from tether_server.core.agent_tools import FINAL, AgentError, AgentRefused, AgentState, Spawned
 from tether_server.processor import lifecycle
 from tether_server.processor.settings import new_thread_record
 from tether_server.processor.state import ServerState
@@ -119,6 +120,11 @@ class SubAgents:
         parent = state.threads.get(parent_id)
         if parent is None:
             raise AgentError(f"thread {parent_id} is not loaded")
+        if effort is not None and effort not in EFFORTS:
+            raise AgentRefused(
+                f"Reasoning effort `{effort}` is not supported for model `{model or parent.settings.model}`. "
+                f"Supported reasoning efforts: {', '.join(EFFORTS)}"
+            )
         depth = self._depth(parent_id) + 1
         if depth > self._limit("max_depth", MAX_DEPTH):
             raise AgentError(DEPTH_LIMIT)
