@@ -272,7 +272,6 @@ async def test_unusable_permissions_and_environments_are_refused_and_change_noth
         ({"permissions": ":nope"}, "unknown built-in profile `:nope`"),
         ({"permissions": ":workspace", "sandboxPolicy": {"type": "readOnly"}}, "cannot be combined"),
         ({"environments": [{"environmentId": "remote1", "cwd": str(workdir)}]}, "unknown turn environment"),
-        ({"environments": []}, "without an environment"),
     ]
     for params, message in cases:
         reply = await server.call("turn/start", {"threadId": thread_id, "input": text, **params})

@@ -189,14 +189,15 @@ async def load_project_docs(
         return ProjectDocs()
 
 
-def environment_context(cwd: str, shell: str | None = None) -> str:
+def environment_context(cwd: str, shell: str | None = None, *, bare: bool = False) -> str:
+    """`bare`: a turn with no environment, which Codex tells only the date and the time zone."""
     shell_name = Path(shell or os.environ.get("SHELL") or "/bin/bash").name
     tz = time.strftime("%Z")
+    place = [] if bare else [f"  <cwd>{cwd}</cwd>", f"  <shell>{shell_name}</shell>"]
     return "\n".join(
         [
             "<environment_context>",
-            f"  <cwd>{cwd}</cwd>",
-            f"  <shell>{shell_name}</shell>",
+            *place,
             f"  <current_date>{time.strftime('%Y-%m-%d')}</current_date>",
             f"  <timezone>{os.environ.get('TZ') or tz}</timezone>",
             "</environment_context>",
@@ -233,11 +234,11 @@ def context_messages(settings: TurnSettings, docs: ProjectDocs) -> list[dict[str
         developer.append(docs.skills)
     user: list[str] = []
     agents = docs.agents
-    if agents:
+    if agents and not settings.no_environment:
         user.append(
             f"# AGENTS.md instructions for {settings.cwd}\n\n<INSTRUCTIONS>\n{agents}\n</INSTRUCTIONS>"
         )
-    user.append(environment_context(settings.cwd))
+    user.append(environment_context(settings.cwd, bare=settings.no_environment))
     return [text_message("developer", *developer), text_message("user", *user)]
 
 
@@ -249,8 +250,8 @@ def settings_update(previous: TurnSettings, current: TurnSettings) -> list[dict[
         current.sandbox_policy,
     ):
         out.append(text_message("developer", permissions_text(current)))
-    if previous.cwd != current.cwd:
-        out.append(text_message("user", environment_context(current.cwd)))
+    if (previous.cwd, previous.no_environment) != (current.cwd, current.no_environment):
+        out.append(text_message("user", environment_context(current.cwd, bare=current.no_environment)))
     return out
 
 

@@ -14,7 +14,6 @@ from tether_server.core.ids import uuid7
 from tether_server.core.items import ThreadItem
 from tether_server.store.base import Batch, HistoryRecord, ItemRecord, ThreadRecord, TurnRecord
 
-
 _CALLS = frozenset({"function_call", "custom_tool_call", "tool_search_call"})
 
 

@@ -39,6 +39,9 @@ class TurnSettings:
     additional_context: tuple[AdditionalContext, ...] = ()
     """Context the client gave with the latest `turn/start`: told the model once, with that input,
     then dropped (not saved with the thread's settings)."""
+    no_environment: bool = False
+    """`turn/start` chose no environment (`environments: []`): no folder in the model's context and
+    no command, patch or image tool runs, as in Codex 0.169.0, until a turn selects `local` again."""
 
     def with_overrides(self, **changes: Any) -> TurnSettings:
         """Apply the non-None overrides."""
@@ -61,6 +64,7 @@ class TurnSettings:
             "serviceTier": self.service_tier,
             "collaborationMode": self.collaboration_mode,
             "collaborationInstructions": self.collaboration_instructions,
+            "noEnvironment": self.no_environment,
         }
 
     @classmethod
@@ -80,6 +84,7 @@ class TurnSettings:
             service_tier=data.get("serviceTier"),
             collaboration_mode=data.get("collaborationMode") or "default",
             collaboration_instructions=data.get("collaborationInstructions"),
+            no_environment=bool(data.get("noEnvironment")),
         )
 
 

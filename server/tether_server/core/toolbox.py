@@ -177,6 +177,8 @@ class ToolContext:
     hidden_paths: tuple[Path, ...] = ()
     hooks: TurnHooks | None = None
     """The turn's PreToolUse / PostToolUse hooks (None: none configured)."""
+    no_environment: bool = False
+    """The turn has no environment (`environments: []`): the tools in `NEEDS_ENVIRONMENT` do not run."""
     item_id_for: Callable[[str], str] = str
     """A model call id → the id of the call's item, unique in the thread (`ThreadRecorder.tool_item_id`)."""
 
@@ -211,7 +213,7 @@ async def dispatch(ctx: ToolContext, call: Mapping[str, Any]) -> dict[str, Any]:
         metrics.tool_call(ctx.registry.metric_label(request.name)) as timed,
     ):
         try:
-            output = await _run_hooked(ctx, request)
+            output = _unavailable(ctx, request) or await _run_hooked(ctx, request)
         except ToolArgumentError as exc:
             output = ToolOutput(str(exc), success=False)
         timed.outcome = "ok" if output.success else "failed"
@@ -274,6 +276,20 @@ async def _run_hooked(ctx: ToolContext, call: ToolCall) -> ToolOutput:
         output = ToolOutput(post.block_reason, success=False)
     output.context = tuple(post.contexts)
     return output
+
+
+NEEDS_ENVIRONMENT = frozenset({"exec_command", "write_stdin", "apply_patch", "view_image"})
+NO_ENVIRONMENT = (
+    "No usable execution environment is available. "
+    "Wait for an environment to become available before using this tool."
+)
+"""Codex 0.169.0's answer to such a call in a turn without an environment (no item is shown)."""
+
+
+def _unavailable(ctx: ToolContext, call: ToolCall) -> ToolOutput | None:
+    if ctx.no_environment and call.name in NEEDS_ENVIRONMENT:
+        return ToolOutput(NO_ENVIRONMENT, success=False)
+    return None
 
 
 async def _run(ctx: ToolContext, call: ToolCall) -> ToolOutput:

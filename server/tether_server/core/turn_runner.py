@@ -305,6 +305,7 @@ def _tool_context(
         private_paths=deps.private_paths,
         hidden_paths=deps.hidden_paths,
         hooks=hooks,
+        no_environment=settings.no_environment,
         item_id_for=session.recorder.tool_item_id,
     )
 

@@ -228,9 +228,9 @@ def settings_view(settings: TurnSettings) -> ThreadSettings:
     return ThreadSettings.model_validate(
         {
             "cwd": settings.cwd,
-            "environments": [
-                {"environmentId": "local", "cwd": settings.cwd, "runtimeWorkspaceRoots": [settings.cwd]}
-            ],
+            "environments": []
+            if settings.no_environment
+            else [{"environmentId": "local", "cwd": settings.cwd, "runtimeWorkspaceRoots": [settings.cwd]}],
             "approvalPolicy": settings.approval_policy,
             "approvalsReviewer": settings.approvals_reviewer,
             "sandboxPolicy": settings.sandbox_policy,

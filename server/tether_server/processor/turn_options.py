@@ -47,8 +47,11 @@ def apply(config: Config, settings: TurnSettings, params: TurnStartParams) -> Tu
         if params.sandbox_policy is not None:
             raise InvalidRequest("`permissions` cannot be combined with `sandboxPolicy`")
         settings = replace(settings, sandbox_policy=_profile_policy(config, params.permissions))
-    if params.environments is not None:
-        settings = replace(settings, cwd=_environment_cwd(params, Path(settings.cwd)))
+    if params.environments == []:
+        # As Codex 0.169.0: the turn runs with no environment (no folder, no tools that need one).
+        settings = replace(settings, no_environment=True)
+    elif params.environments is not None:
+        settings = replace(settings, cwd=_environment_cwd(params, Path(settings.cwd)), no_environment=False)
     return settings
 
 
@@ -77,8 +80,4 @@ def _environment_cwd(params: TurnStartParams, current: Path) -> str:
     for env in environments:
         if env.environment_id != LOCAL:
             raise InvalidRequest(f"unknown turn environment id `{env.environment_id}`")
-    if not environments:
-        # Codex then runs the turn with no environment at all (no folder, no commands); Tether's
-        # tools always run here, so it refuses rather than pretend.
-        raise InvalidRequest("Tether cannot run a turn without an environment; select `local`")
     return absolute_cwd(environments[0].cwd, current)

@@ -30,6 +30,8 @@ def thread_view(
         if loaded
         else None
     )
+    if loaded and (record.settings or {}).get("noEnvironment"):
+        environments = []  # its last turn chose none (Codex then shows `environments: []`)
     return Thread.model_validate(
         {
             "id": record.id,
