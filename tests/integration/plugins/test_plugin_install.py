@@ -10,7 +10,14 @@ from pathlib import Path
 from typing import Any
 
 from tests.conftest import StartApp
-from tests.integration.plugins.market import MARKET, PLUGIN, SERVER, SKILL_DESCRIPTION, served_marketplace
+from tests.integration.plugins.market import (
+    MARKET,
+    PLUGIN,
+    SERVER,
+    SKILL_DESCRIPTION,
+    build_marketplace,
+    served_marketplace,
+)
 from tests.integration.tools_ext.mcp_support import wait_status
 from tests.support.rpcclient import RpcClient
 from tether_testing import script
@@ -38,10 +45,6 @@ async def _first_request(
             if item.get("call_id") == "call_s" and item["type"] == "function_call_output":
                 found = str(item["output"])
     return dict(fake.requests[seen].body), found
-
-
-def _has_tool_search(body: dict[str, Any]) -> bool:
-    return any(t.get("type") == "tool_search" for t in body.get("tools", []))
 
 
 async def test_installed_plugin_brings_its_skill_and_mcp_server_to_the_next_thread(
@@ -88,8 +91,8 @@ async def test_installed_plugin_brings_its_skill_and_mcp_server_to_the_next_thre
             {"key": f"{PLUGIN_ID}:hooks.json:pre_tool_use:0:0", "eventName": "preToolUse"}
         ]
 
-        before, _ = await _first_request(server, fake_model, workdir)
-        assert SKILL_DESCRIPTION not in json.dumps(before) and not _has_tool_search(before)
+        before, found = await _first_request(server, fake_model, workdir, search=True)
+        assert SKILL_DESCRIPTION not in json.dumps(before) and SERVER not in found
 
         mark = server.mark()
         answer = await server.request("plugin/install", {"pluginName": PLUGIN, "marketplacePath": str(file)})
@@ -121,7 +124,7 @@ async def test_installed_plugin_brings_its_skill_and_mcp_server_to_the_next_thre
 
         # The skill is in the new thread's context; the server's tools are found by tool search.
         body, found = await _first_request(server, fake_model, workdir, search=True)
-        assert SKILL_DESCRIPTION in json.dumps(body) and _has_tool_search(body)
+        assert SKILL_DESCRIPTION in json.dumps(body)
         assert f"'name': 'mcp__{SERVER}'" in found and "'name': 'lookup'" in found
 
         assert await server.request("plugin/uninstall", {"pluginId": PLUGIN_ID}) == {}
@@ -130,3 +133,23 @@ async def test_installed_plugin_brings_its_skill_and_mcp_server_to_the_next_thre
         assert not [h for h in listed_hooks if h["source"] == "plugin"]
         after, found = await _first_request(server, fake_model, workdir, search=True)
         assert SKILL_DESCRIPTION not in json.dumps(after) and SERVER not in found
+
+
+async def test_an_installed_plugin_is_still_there_after_a_restart(
+    start_app: StartApp, workdir: Path, tmp_path: Path
+) -> None:
+    folder = build_marketplace(tmp_path / "local-market")
+    file = folder / ".agents/plugins/marketplace.json"
+    home = tmp_path / "home"
+    first = await start_app(home=home)
+    await first.request("marketplace/add", {"source": str(folder)})
+    await first.request("plugin/install", {"pluginName": PLUGIN, "marketplacePath": str(file)})
+    await first.close()
+
+    server = await start_app(home=home)
+    (entry,) = (await server.request("plugin/installed", {}))["marketplaces"]
+    assert [(p["id"], p["enabled"]) for p in entry["plugins"]] == [(PLUGIN_ID, True)]
+    skills = (await server.request("skills/list", {"cwds": [str(workdir)]}))["data"][0]["skills"]
+    assert [s["name"] for s in skills if s.get("pluginId") == PLUGIN_ID] == [f"{PLUGIN}:hello"]
+    status = await wait_status(server, SERVER, "connected")
+    assert status["pluginId"] == PLUGIN_ID
