@@ -68,6 +68,22 @@ class _Answer:
     allow: bool = False
 
 
+class _Silent:
+    """A sink for hooks whose runs nobody is told about (SessionEnd: the thread is going away)."""
+
+    async def emit(self, event: ev.CoreEvent) -> None:
+        return None
+
+    def emit_delta(self, event: ev.CoreEvent) -> None:
+        return None
+
+    def emit_deltas(self, events: Sequence[ev.CoreEvent]) -> None:
+        return None
+
+
+SILENT = _Silent()
+
+
 class TurnHooks:
     """The hooks that run in one turn, with what every hook's stdin shares."""
 

@@ -10,12 +10,13 @@ and per event `source` (SessionStart), `prompt` (UserPromptSubmit), `tool_name`,
 
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
 from typing import Any
 
 from tether_server.core import context, items
 from tether_server.core import events as ev
-from tether_server.core.hooks import TurnHooks
+from tether_server.core.hooks import SILENT, TurnHooks
 from tether_server.core.ids import now_ms, uuid7
 from tether_server.core.turn_scope import ActiveTurn, TurnScope
 
@@ -95,3 +96,28 @@ async def stop(
     session.recorder.item(turn.id, item)
     await session.sink.emit(ev.ItemCompleted(session.thread_id, turn.id, item))
     return True
+
+
+async def interrupt(session: TurnScope, turn: ActiveTurn) -> None:
+    """Interrupt, when the user stopped the turn: before the turn's end is reported."""
+    hooks = await asyncio.to_thread(turn_hooks, session, turn)
+    if hooks is not None:
+        await hooks.run("Interrupt", {})
+
+
+async def session_end(session: TurnScope) -> None:
+    """SessionEnd, when a loaded thread is unloaded. As Codex: `reason: "other"`, no turn, model
+    or permission mode on its stdin, and no notification (the thread is going away)."""
+    find = session.deps.hooks
+    if find is None:
+        return
+    cwd = Path(session.settings.cwd)
+    hooks = [hook for hook in await asyncio.to_thread(find, cwd) if hook.event == "SessionEnd"]
+    if not hooks:
+        return
+    common = {"session_id": session.thread_id, "transcript_path": None, "cwd": str(cwd)}
+    env = {**session.deps.env, "CODEX_THREAD_ID": session.thread_id, "TETHER_THREAD_ID": session.thread_id}
+    ending = TurnHooks(
+        hooks, thread_id=session.thread_id, turn_id="", cwd=cwd, env=env, sink=SILENT, common=common
+    )
+    await ending.run("SessionEnd", {"reason": "other"})

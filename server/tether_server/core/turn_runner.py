@@ -80,6 +80,8 @@ async def run_turn(session: TurnScope, turn: ActiveTurn, work: TurnWork) -> None
         if error is not None:
             span.fail(str(error.get("message", "")))
     metrics.turn_finished(status)
+    if status == "interrupted":
+        await asyncio.shield(turn_hooks.interrupt(session, turn))
     await asyncio.shield(_finish(session, turn, status, error, final))
 
 

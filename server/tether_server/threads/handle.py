@@ -15,6 +15,7 @@ from typing import Any, NamedTuple
 from tether_protocol.methods import SERVER_NOTIFICATIONS
 from tether_protocol.spec import AnyNotificationSpec, WireParams
 from tether_server import log, metrics
+from tether_server.core import turn_hooks
 from tether_server.core.dynamic_calls import DynamicTools
 from tether_server.core.events import CoreEvent, Durability, ThreadStatus
 from tether_server.core.ids import now_ms
@@ -227,6 +228,10 @@ class ThreadHandle:
 
     async def close_processes(self) -> None:
         await self._s.processes.close()
+
+    async def end_session(self) -> None:
+        """The thread's SessionEnd hooks, as it is unloaded."""
+        await turn_hooks.session_end(self._s)
 
     # ---- the event log --------------------------------------------------------------------------
 

@@ -106,6 +106,7 @@ class ThreadManager:
         handle = self._loaded.pop(thread_id, None)
         if handle is not None:
             await handle.close_processes()
+            await handle.end_session()
         return handle
 
     async def shutdown(self) -> None:
