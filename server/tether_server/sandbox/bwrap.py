@@ -52,7 +52,7 @@ def build_bwrap_argv(
     for root in mounts.writable_roots:
         argv += ["--bind", str(root), str(root)]
     for path in (*mounts.read_only_paths, *mounts.placeholder_files):
-        argv += ["--ro-bind", str(path), str(path)]
+        argv += ["--ro-bind-try" if path in mounts.nested_paths else "--ro-bind", str(path), str(path)]
     for path in mounts.stub_paths:
         argv += _read_only_tmpfs(path, "555")
     for path in mounts.hidden_dirs:

@@ -56,6 +56,9 @@ class MountPlan:
         hidden_files: covered by `/dev/null`.
         reexposed_files: files inside a hidden dir bound back read-only (the resolver config);
             their hidden dir can be traversed but not listed.
+        nested_paths: the read-only paths found below the top of a writable root; bound only
+            if still there when the command starts (a nested repository removed meanwhile, say
+            a test's in a shared /tmp, must not fail the command).
     """
 
     workdir: Path | None = None
@@ -66,6 +69,7 @@ class MountPlan:
     hidden_dirs: tuple[Path, ...] = ()
     hidden_files: tuple[Path, ...] = ()
     reexposed_files: tuple[Path, ...] = ()
+    nested_paths: frozenset[Path] = frozenset()
 
 
 def plan_mounts(
@@ -101,13 +105,15 @@ def plan_mounts(
     roots = _canonical_roots(policy.effective_writable_roots(real_cwd, env), hidden)
     read_only: list[Path] = []
     missing_paths: list[Path] = []
+    nested: list[Path] = []
+    top: list[Path] = []
     for root in roots:
         found, missing = _protected_in(root, in_cwd=root == real_cwd)
+        top += found
         read_only.extend(found)
         missing_paths.extend(missing)
-        read_only.extend(
-            nested_protected(root, PROTECTED_NAMES, roots=roots, hidden=hidden, skip=stubs.is_stub)
-        )
+        nested += nested_protected(root, PROTECTED_NAMES, roots=roots, hidden=hidden, skip=stubs.is_stub)
+    read_only.extend(nested)
     read_only.extend(_gitdir_targets(read_only, roots))
     startup_existing, startup_missing = startup.startup_files(home_dirs(env), roots, hidden)
     read_only.extend(startup_existing)
@@ -120,6 +126,8 @@ def plan_mounts(
         hidden_dirs=hidden_dirs,
         hidden_files=hidden_files,
         reexposed_files=_reexposed(reexposed, hidden_dirs),
+        # A nested entry of one root that is the top of another (the cwd inside /tmp) stays strict.
+        nested_paths=frozenset(nested) - set(top),
     )
 
 

@@ -42,7 +42,11 @@ def nested_protected(
         skip: entries to leave out (the mount stubs this process made).
     """
     found: list[Path] = []
-    queue: deque[tuple[Path, int]] = deque([(root, 0)])
+    # Plain strings, not Paths: the walk visits thousands of entries per command (a shared /tmp
+    # is a writable root), and building a Path for each cost most of a command's start-up.
+    hidden_dirs = tuple(str(h) for h in hidden)
+    hidden_under = tuple(h.rstrip("/") + "/" for h in hidden_dirs)
+    queue: deque[tuple[str, int]] = deque([(str(root), 0)])
     visited = 0
     while queue and visited < MAX_DIRS and len(found) < MAX_FOUND:
         directory, depth = queue.popleft()
@@ -52,15 +56,20 @@ def nested_protected(
                 entries = list(it)
         except OSError:
             continue
+        descend = depth + 1 < MAX_DEPTH
         for entry in entries:
-            path = Path(entry.path)
             if entry.name in names:
+                path = Path(entry.path)
                 if depth > 0 and not skip(path):
                     found.extend(_protectable(path, entry.is_symlink(), roots))
                 continue
-            if depth + 1 < MAX_DEPTH and _is_dir(entry) and not any(path.is_relative_to(h) for h in hidden):
-                queue.append((path, depth + 1))
+            if descend and _is_dir(entry) and not _hidden(entry.path, hidden_dirs, hidden_under):
+                queue.append((entry.path, depth + 1))
     return found[:MAX_FOUND]
+
+
+def _hidden(path: str, hidden: tuple[str, ...], hidden_under: tuple[str, ...]) -> bool:
+    return path in hidden or path.startswith(hidden_under)
 
 
 def _is_dir(entry: os.DirEntry[str]) -> bool:
