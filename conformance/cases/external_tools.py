@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import json
+import sys
+from pathlib import Path
+
 from conformance.context import CaseContext, text_input
 from conformance.manifest import case
 from conformance.shape import items
@@ -69,3 +73,37 @@ async def mcp_status(ctx: CaseContext) -> None:
     client = await ctx.ready_client()
     result = await client.request("mcpServerStatus/list", {})
     ctx.expect("mcp.status-list-empty", (result["data"], result.get("nextCursor")), ([], None), "status list")
+
+
+SLOW_SERVER = Path(__file__).resolve().parent.parent / "slow_mcp_server.py"
+SLOW_START_S = 3
+
+
+@case(
+    "mcp.first-turn-tools",
+    requires=["mcp.first-turn-waits", "mcp.first-turn-no-wait"],
+    model=[script.reply(script.tool_search_call("lookup", "call_ts")), script.text_reply("ok")],
+)
+async def first_turn_tools(ctx: CaseContext) -> None:
+    """A turn started while an MCP server is still starting: does its first model request wait?
+
+    The model's first step searches the deferred MCP tools; what the search returns tells whether
+    the server was ready when the request went out."""
+    ctx.home.mkdir(parents=True, exist_ok=True)
+    (ctx.home / "config.toml").write_text(
+        "[mcp_servers.slow]\n"
+        f"command = {json.dumps(sys.executable)}\n"
+        f"args = [{json.dumps(str(SLOW_SERVER))}, {json.dumps(str(SLOW_START_S))}]\n"
+        "startup_timeout_sec = 30\n"
+    )
+    client = await ctx.ready_client()
+    thread_id = await ctx.start_thread(client)
+    await ctx.run_turn(client, thread_id, "use the slow server's lookup tool")
+    requests = ctx.model.requests
+    found: list[tuple[str, list[str]]] = []
+    if len(requests) > 1:
+        for entry in requests[1].body.get("input", []):
+            if entry.get("type") == "tool_search_output" and entry.get("call_id") == "call_ts":
+                found = [(n["name"], [t["name"] for t in n["tools"]]) for n in entry["tools"]]
+    ctx.expect("mcp.first-turn-waits", found, [("mcp__slow", ["lookup"])], "the first turn's search")
+    ctx.expect("mcp.first-turn-no-wait", found, [], "the first turn's search")
