@@ -11,8 +11,8 @@ from __future__ import annotations
 from tether_protocol import methods_accounts as _accounts
 from tether_protocol import methods_desktop as _desktop
 from tether_protocol import methods_goals as _goals
-from tether_protocol import methods_processes as _processes
 from tether_protocol import methods_plugins as _plugins
+from tether_protocol import methods_processes as _processes
 from tether_protocol import methods_projects as _projects
 from tether_protocol import methods_queue as _queue
 from tether_protocol import methods_sections as _sections
@@ -292,13 +292,6 @@ THREAD_SETTINGS_UPDATE = MethodSpec(
     scope=_T,
     experimental=True,
     doc="Change the settings of a thread's next turns (experimental).",
-)
-THREAD_BACKGROUND_TERMINALS_LIST = MethodSpec(
-    "thread/backgroundTerminals/list",
-    tx.ThreadBackgroundTerminalsListParams,
-    tx.ThreadBackgroundTerminalsListResponse,
-    experimental=True,
-    doc="Commands still running after their turn (experimental).",
 )
 MCP_SERVER_STATUS_LIST = MethodSpec(
     "mcpServerStatus/list",

@@ -15,6 +15,7 @@ from tether_protocol.v2 import fs, mcp
 from tether_protocol.v2 import fuzzy as fz
 from tether_protocol.v2 import hooks as hk
 from tether_protocol.v2 import notifications as n
+from tether_protocol.v2 import process as pr
 from tether_protocol.v2 import project as pj
 from tether_protocol.v2 import review as rv
 from tether_protocol.v2 import skills as sk
@@ -226,6 +227,16 @@ COMMAND_EXEC_OUTPUT_DELTA = NotificationSpec(
     "command/exec/outputDelta",
     cmd.CommandExecOutputDeltaNotification,
     doc="Streamed process output.",
+)
+PROCESS_OUTPUT_DELTA = NotificationSpec(
+    "process/outputDelta",
+    pr.ProcessOutputDeltaNotification,
+    doc="Streamed output of a `process/spawn` process (experimental).",
+)
+PROCESS_EXITED = NotificationSpec(
+    "process/exited",
+    pr.ProcessExitedNotification,
+    doc="A `process/spawn` process ended (experimental).",
 )
 ACCOUNT_UPDATED = NotificationSpec(
     "account/updated",

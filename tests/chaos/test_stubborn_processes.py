@@ -181,3 +181,54 @@ async def test_a_stubborn_mcp_server_dies_with_a_daemon_killed_outright(
         os.close(watch)
         for pid in pids_with(marker):  # its own child is the server's to end: ours to clean up
             os.kill(pid, signal.SIGKILL)
+
+
+async def test_stubborn_background_terminals_and_spawned_processes_end_on_terminate_unload_and_sigterm(
+    start_server: StartServer, fake_model: FakeResponsesServer, workdir: Path
+) -> None:
+    server = await start_server("-c", "thread_unload_delay_secs=0", initialize=False)
+    await server.initialize(experimental=True)
+    # Sandboxed: the session outlives its turn inside bubblewrap, and its whole tree ends.
+    tid = await _thread(server, workdir, "workspace-write")
+    marker = new_marker()
+    mark, _turn = await _start_stubborn_turn(server, fake_model, tid, marker, 250)
+    await server.notification("turn/completed", after=mark)
+    (terminal,) = (await server.request("thread/backgroundTerminals/list", {"threadId": tid}))["data"]
+    assert pids_with(marker)
+    terminate = {"threadId": tid, "processId": terminal["processId"]}
+    assert await server.request("thread/backgroundTerminals/terminate", terminate) == {"terminated": True}
+    assert pids_with(marker) == set()
+
+    marker = new_marker()
+    mark, _turn = await _start_stubborn_turn(server, fake_model, tid, marker, 250)
+    await server.notification("turn/completed", after=mark)
+    tree = await wait_for_stubborn(marker, 2)
+    mark = server.mark()
+    await server.request("thread/unsubscribe", {"threadId": tid})
+    await server.notification("thread/closed", after=mark)
+    for pid in tree:
+        await _ended(pid)
+
+    spawned = new_marker()
+    params = {
+        "command": ["/bin/sh", "-c", stubborn_command(spawned)],
+        "cwd": str(workdir),
+        "processHandle": "dev",
+        "timeoutMs": None,
+    }
+    assert await server.request("process/spawn", params) == {}
+    await wait_for_stubborn(spawned, 2)
+    server.proc.send_signal(signal.SIGTERM)
+    assert await _exited(server) == 0
+    assert pids_with(spawned) == set()
+
+
+async def _ended(pid: int) -> None:
+    try:
+        watch = os.pidfd_open(pid)
+    except ProcessLookupError:
+        return
+    try:
+        await wait_readable(watch)
+    finally:
+        os.close(watch)

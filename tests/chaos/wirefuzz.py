@@ -186,7 +186,7 @@ def pinned(method: str, params: Json, scratch: str) -> Json:
     if method == "skills/extraRoots/set" and isinstance(params.get("extraRoots"), list):
         params["extraRoots"] = [scratch]  # an extra root of / would watch every folder under it
     _pin_import_items(method, params, scratch)
-    if method == "command/exec" and isinstance(params.get("command"), list):
+    if method in ("command/exec", "process/spawn") and isinstance(params.get("command"), list):
         params["command"] = ["echo", *(str(a)[:200] for a in params["command"])]
     if method == "thread/shellCommand" and isinstance(params.get("command"), str):
         params["command"] = "echo " + shlex.quote(params["command"][:200])

@@ -147,6 +147,8 @@ class ThreadBackgroundTerminal(WireModel):
     command: str
     cwd: str
     os_pid: int | None = None
+    cpu_percent: float | None = None
+    rss_kb: int | None = None
 
 
 class ThreadBackgroundTerminalsListResponse(WireModel):

@@ -155,6 +155,8 @@ async def _run_command(
         max_output_tokens=_int_arg(args, "max_output_tokens", None),
         pass_fds=prepared.pass_fds,
         on_exit=prepared.cleanup,
+        label=cmd,
+        item_id=call_id,
     )
     try:
         result = await ctx.processes.exec_command(request, on_output, process_id)

@@ -1,4 +1,5 @@
-"""Running `command/exec` processes, by the connection that started them and their `processId`."""
+"""Running `command/exec` and `process/spawn` processes, by the connection that started them and the
+id the client gave them (`processId`, `processHandle`)."""
 
 from __future__ import annotations
 
@@ -13,14 +14,20 @@ from tether_server.tools.exec.standalone import StandaloneProcess
 @dataclass
 class RunningCommand:
     process: StandaloneProcess
-    task: asyncio.Task[CommandExecResponse] | None = None  # waits for the exit; its result is the answer
+    # Waits for the exit; its result is the command/exec answer (process/spawn sends a notification).
+    task: asyncio.Task[CommandExecResponse] | asyncio.Task[None] | None = None
 
 
-class CommandExecs:
-    """Running `command/exec` processes by connection id and processId."""
+class ProcessTable:
+    """Running processes by connection id and the client's id for them.
 
-    def __init__(self) -> None:
+    Args:
+        missing: the error for an id with no running process (`{}` is the id).
+    """
+
+    def __init__(self, missing: str) -> None:
         self._by_conn: dict[int, dict[str, RunningCommand]] = {}
+        self._missing = missing
 
     def add(self, conn_id: int, process_id: str, running: RunningCommand) -> None:
         self._by_conn.setdefault(conn_id, {})[process_id] = running
@@ -36,7 +43,7 @@ class CommandExecs:
         """
         running = self._by_conn.get(conn_id, {}).get(process_id)
         if running is None:
-            raise InvalidRequest(f'no active command/exec for process id "{process_id}"')
+            raise InvalidRequest(self._missing.format(process_id))
         return running.process
 
     def remove(self, conn_id: int, process_id: str) -> None:
@@ -53,3 +60,17 @@ class CommandExecs:
         tasks = [entry.task for entry in running if entry.task is not None]
         if tasks:
             await asyncio.gather(*tasks, return_exceptions=True)
+
+
+class CommandExecs(ProcessTable):
+    """`command/exec` processes by processId; `spawned` holds the `process/spawn` ones by handle.
+
+    One object, so that the one disconnect path (`close_connection`) ends both.
+    """
+
+    def __init__(self) -> None:
+        super().__init__('no active command/exec for process id "{}"')
+        self.spawned = ProcessTable('no active process for process handle "{}"')
+
+    async def close_connection(self, conn_id: int) -> None:
+        await asyncio.gather(super().close_connection(conn_id), self.spawned.close_connection(conn_id))

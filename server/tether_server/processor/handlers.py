@@ -15,9 +15,10 @@ from tether_protocol import methods as m
 from tether_protocol import methods_accounts as macc
 from tether_protocol import methods_desktop as mdesk
 from tether_protocol import methods_goals as mg
+from tether_protocol import methods_plugins as mpl
+from tether_protocol import methods_processes as mp
 from tether_protocol import methods_projects as mpj
 from tether_protocol import methods_queue as mq
-from tether_protocol import methods_plugins as mpl
 from tether_protocol import methods_sections as msec
 from tether_protocol import methods_settings as ms
 from tether_protocol import methods_skills as msk
@@ -28,6 +29,7 @@ from tether_server.processor.methods import (
     account_extras,
     account_limits,
     apps,
+    background_terminals,
     command,
     config,
     experimental_feature,
@@ -43,6 +45,7 @@ from tether_server.processor.methods import (
     model_provider,
     model_provider_write,
     plugin,
+    process,
     project,
     review,
     skills,
@@ -173,7 +176,13 @@ def build_routes(state: ServerState) -> dict[str, AnyRoute]:
         _route(state, mg.THREAD_GOAL_SET, thread_goal.goal_set),
         _route(state, mg.THREAD_GOAL_GET, thread_goal.goal_get),
         _route(state, mg.THREAD_GOAL_CLEAR, thread_goal.goal_clear),
-        _route(state, m.THREAD_BACKGROUND_TERMINALS_LIST, thread_extras.background_terminals_list),
+        _route(state, mp.THREAD_BACKGROUND_TERMINALS_LIST, background_terminals.list_terminals),
+        _route(state, mp.THREAD_BACKGROUND_TERMINALS_TERMINATE, background_terminals.terminate),
+        _route(state, mp.THREAD_BACKGROUND_TERMINALS_CLEAN, background_terminals.clean),
+        _route(state, mp.PROCESS_SPAWN, process.spawn),
+        _route(state, mp.PROCESS_WRITE_STDIN, process.write_stdin),
+        _route(state, mp.PROCESS_KILL, process.kill),
+        _route(state, mp.PROCESS_RESIZE_PTY, process.resize_pty),
         _route(state, m.MCP_SERVER_STATUS_LIST, mcp.status_list),
         _route(state, m.CONFIG_MCP_SERVER_RELOAD, mcp.reload),
         _route(state, m.MCP_SERVER_TOOL_CALL, mcp.tool_call),

@@ -24,6 +24,7 @@ from tether_server.core.session import ThreadSession
 from tether_server.core.settings import TurnSettings
 from tether_server.core.turn_scope import ActiveTurn
 from tether_server.store.base import Batch, EventRecord, ThreadRecord, ThreadStore
+from tether_server.tools.exec.sessions import ProcessSessions
 
 _log = log.get("tether.threads")
 
@@ -232,6 +233,11 @@ class ThreadHandle:
     async def end_session(self) -> None:
         """The thread's SessionEnd hooks, as it is unloaded."""
         await turn_hooks.session_end(self._s)
+
+    @property
+    def processes(self) -> ProcessSessions:
+        """The thread's commands that outlived their call (background terminals), to list or end."""
+        return self._s.processes
 
     # ---- the event log --------------------------------------------------------------------------
 

@@ -72,9 +72,10 @@ def _cwd(params: CommandExecParams) -> Path:
     return base / params.cwd if params.cwd else base
 
 
-def _env(state: ServerState, params: CommandExecParams) -> dict[str, str]:
+def child_env(state: ServerState, overrides: dict[str, str | None] | None) -> dict[str, str]:
+    """The daemon's command environment with a client's overrides (None unsets a name)."""
     env = dict(state.threads.deps.env)
-    for name, value in (params.env or {}).items():
+    for name, value in (overrides or {}).items():
         if value is None:
             env.pop(name, None)
         else:
@@ -86,6 +87,11 @@ def _sandbox_policy(state: ServerState, params: CommandExecParams) -> dict[str, 
     if params.sandbox_policy is not None:
         policy = wire(params.sandbox_policy)
         return {k: v for k, v in policy.items() if v is not None}
+    return configured_policy(state)
+
+
+def configured_policy(state: ServerState) -> dict[str, Any]:
+    """The sandbox of a client's command that names none: config.toml's `sandbox_mode`."""
     cfg = state.config.config
     ww = cfg.sandbox_workspace_write
     return sandbox_policy_for_mode(
@@ -148,7 +154,7 @@ async def exec_command(
     # The request's cwd is also its policy cwd (as in Codex); `/` and system dirs never become
     # writable roots (sandbox.mounts.SYSTEM_ROOTS).
     prepared = state.threads.deps.gate(_sandbox_policy(state, params), cwd, cwd, list(params.command), True)
-    spec = _spec(params, prepared, cwd, _env(state, params))
+    spec = _spec(params, prepared, cwd, child_env(state, params.env))
     streaming = params.tty or params.stream_stdout_stderr
     try:
         process = StandaloneProcess.spawn(spec, _delta_sender(conn, process_id) if streaming else None)

@@ -1,4 +1,4 @@
-"""thread/search, thread/readState/update, thread/settings/update, background terminals."""
+"""thread/search, thread/readState/update, thread/settings/update."""
 
 from __future__ import annotations
 
@@ -98,11 +98,3 @@ async def settings_update(
     update = settings_updates.changed(params.thread_id, before, after)
     ctx.after_response(lambda: settings_updates.announce(state, update))
     return tx.ThreadSettingsUpdateResponse()
-
-
-async def background_terminals_list(
-    state: ServerState, ctx: RequestContext, params: tx.ThreadBackgroundTerminalsListParams
-) -> tx.ThreadBackgroundTerminalsListResponse:
-    """Tether ends a turn's commands with the turn, so none outlive it."""
-    await record_or_fail(state, params.thread_id)
-    return tx.ThreadBackgroundTerminalsListResponse()

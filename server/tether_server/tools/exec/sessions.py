@@ -70,6 +70,27 @@ class ExecRequest:
     max_output_tokens: int | None = None
     pass_fds: tuple[int, ...] = ()
     on_exit: Callable[[], None] | None = None
+    label: str = ""
+    item_id: str = ""
+
+
+@dataclass(frozen=True)
+class BackgroundSession:
+    """A session still running after the call that started it returned (a background terminal).
+
+    Attributes:
+        session_id: the id the model passes to `write_stdin`.
+        item_id: the commandExecution item that started it.
+        command: the command as the model wrote it.
+        cwd: where it runs.
+        pid: the OS process id of its main process (the sandbox wrapper when sandboxed).
+    """
+
+    session_id: int
+    item_id: str
+    command: str
+    cwd: str
+    pid: int
 
 
 @dataclass(frozen=True)
@@ -120,6 +141,7 @@ class ProcessSessions:
         self._wrap = wrap
         self._max_sessions = max(1, max_sessions)
         self._sessions: dict[int, LiveProcess] = {}  # insertion order = least recently used first
+        self._labels: dict[LiveProcess, tuple[str, str, str]] = {}  # item id, command, cwd
         self._running: set[LiveProcess] = set()
         self._next_id = FIRST_SESSION_ID
 
@@ -157,6 +179,7 @@ class ProcessSessions:
             raise
         proc.on_exit = req.on_exit
         self._running.add(proc)
+        self._labels[proc] = (req.item_id, req.label, str(req.cwd))
         yield_ms = _clamp(req.yield_time_ms, EXEC_YIELD_MIN_MS, EXEC_YIELD_MAX_MS)
         return await self._collect(
             proc, None, started, yield_ms, req.max_output_tokens, on_output, reserved=process_id
@@ -190,6 +213,16 @@ class ProcessSessions:
             yield_ms = _clamp(yield_time_ms, POLL_YIELD_MIN_MS, POLL_YIELD_MAX_MS)
         return await self._collect(proc, session_id, started, yield_ms, max_output_tokens, on_output)
 
+    def background(self) -> list[BackgroundSession]:
+        """The live sessions, oldest first (a session exited meanwhile is dropped on its next use)."""
+        found = []
+        for session_id in sorted(self._sessions):
+            proc = self._sessions[session_id]
+            if proc.exit_code is None:
+                item_id, command, cwd = self._labels.get(proc, ("", "", ""))
+                found.append(BackgroundSession(session_id, item_id, command, cwd, proc.pid))
+        return found
+
     async def terminate(self, session_id: int) -> None:
         """Kills a session's process tree.
 
@@ -201,11 +234,16 @@ class ProcessSessions:
             raise UnknownSessionError(session_id)
         await self._discard(proc, session_id)
 
+    async def clean(self) -> None:
+        """Kills every session (the commands that outlived their call), not the calls still running."""
+        await asyncio.gather(*(self._discard(proc, sid) for sid, proc in list(self._sessions.items())))
+
     async def close(self) -> None:
         """Kills every process tree this registry started (turn interrupt, thread unload)."""
         procs = list(self._running)
         self._sessions.clear()
         self._running.clear()
+        self._labels.clear()
         await asyncio.gather(*(proc.kill_tree() for proc in procs))
         for proc in procs:
             proc.run_exit_hook()
@@ -267,6 +305,7 @@ class ProcessSessions:
         if session_id is not None:
             self._sessions.pop(session_id, None)
         self._running.discard(proc)
+        self._labels.pop(proc, None)
         await proc.kill_tree()
         proc.run_exit_hook()
 

@@ -256,6 +256,10 @@ class StandaloneProcess:
             raise InvalidRequest("stdin is not open for this command/exec process")
         return self._stdin
 
+    def cap_reached(self, stream: Stream) -> bool:
+        """Whether `stream`'s output was cut at the cap."""
+        return any(c.name == stream and c.cap_reached for c in self._captures)
+
     def resize(self, rows: int, cols: int) -> None:
         """Set the PTY size (the foreground process group gets SIGWINCH).
 
