@@ -10,7 +10,7 @@ import json
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from tether_server.core import context
+from tether_server.core import context, turn_hooks
 from tether_server.core import events as ev
 from tether_server.core.history import normalized
 from tether_server.core.ids import now_ms, uuid7
@@ -96,6 +96,7 @@ COMPACTED_WARNING = (
 async def run_in_turn(session: WorkScope, turn: ActiveTurn) -> None:
     """Compact inside `turn`, as a `contextCompaction` item, then warn the user that it happened."""
     settings, deps, recorder = session.settings, session.deps, session.recorder
+    await turn_hooks.compact(session, turn, "PreCompact")
     item = ContextCompaction(uuid7(), now_ms())
     await session.sink.emit(ev.ItemStarted(session.thread_id, turn.id, item))
     summary = await summarize(
@@ -116,4 +117,5 @@ async def run_in_turn(session: WorkScope, turn: ActiveTurn) -> None:
     item.completed_at_ms = now_ms()
     recorder.item(turn.id, item)
     await session.sink.emit(ev.ItemCompleted(session.thread_id, turn.id, item))
+    await turn_hooks.compact(session, turn, "PostCompact")
     await session.sink.emit(ev.ThreadWarning(session.thread_id, COMPACTED_WARNING))

@@ -108,7 +108,12 @@ class TurnHooks:
         return any(hook.event == event for hook in self._hooks)
 
     async def run(
-        self, event: str, fields: Mapping[str, Any], subject: str | None = None, run_suffix: str = ""
+        self,
+        event: str,
+        fields: Mapping[str, Any],
+        subject: str | None = None,
+        run_suffix: str = "",
+        drop: tuple[str, ...] = (),
     ) -> HookOutcome:
         """Run `event`'s hooks that match `subject` (a tool name), each with `fields` added to the
         common stdin; sync ones are awaited together, async ones left running."""
@@ -116,7 +121,8 @@ class TurnHooks:
         chosen = [hook for hook in self._hooks if hook.event == event and matches(hook, subject)]
         if not chosen:
             return outcome
-        payload = {**self._common, "hook_event_name": event, **fields}
+        common = {key: value for key, value in self._common.items() if key not in drop}
+        payload = {**common, "hook_event_name": event, **fields}
         stdin = json.dumps(payload, ensure_ascii=False).encode()
         runs = [self._new_run(hook, run_suffix) for hook in chosen]
         for run in runs:

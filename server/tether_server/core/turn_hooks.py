@@ -18,7 +18,7 @@ from tether_server.core import context, items
 from tether_server.core import events as ev
 from tether_server.core.hooks import SILENT, TurnHooks
 from tether_server.core.ids import now_ms, uuid7
-from tether_server.core.turn_scope import ActiveTurn, TurnScope
+from tether_server.core.turn_scope import ActiveTurn, TurnScope, WorkScope
 
 
 def permission_mode(approval_policy: Any) -> str:
@@ -26,7 +26,7 @@ def permission_mode(approval_policy: Any) -> str:
     return "bypassPermissions" if approval_policy == "never" else "default"
 
 
-def turn_hooks(session: TurnScope, turn: ActiveTurn) -> TurnHooks | None:
+def turn_hooks(session: WorkScope, turn: ActiveTurn) -> TurnHooks | None:
     """The turn's hooks, read afresh from the config (None when none would run)."""
     find = session.deps.hooks
     if find is None:
@@ -121,3 +121,13 @@ async def session_end(session: TurnScope) -> None:
         hooks, thread_id=session.thread_id, turn_id="", cwd=cwd, env=env, sink=SILENT, common=common
     )
     await ending.run("SessionEnd", {"reason": "other"})
+
+
+async def compact(session: WorkScope, turn: ActiveTurn, event: str) -> None:
+    """PreCompact / PostCompact around a compaction. As Codex: `trigger` is `manual` for
+    thread/compact/start, `auto` when the context ran full; no permission mode on the stdin."""
+    hooks = await asyncio.to_thread(turn_hooks, session, turn)
+    if hooks is None or not hooks.has(event):
+        return
+    trigger = "manual" if turn.kind == "compact" else "auto"
+    await hooks.run(event, {"trigger": trigger}, trigger, drop=("permission_mode",))

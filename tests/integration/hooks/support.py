@@ -30,7 +30,7 @@ async def configure(
     edit = {"keyPath": f"hooks.{event}", "value": [group], "mergeStrategy": "replace"}
     await server.request("config/batchWrite", {"edits": [edit]})
     (entry,) = (await server.request("hooks/list", {"cwds": []}))["data"]
-    (hook,) = entry["hooks"]
+    (hook,) = [h for h in entry["hooks"] if h["eventName"] == event[:1].lower() + event[1:]]
     return dict(hook)
 
 

@@ -86,3 +86,48 @@ async def _read_fifo(fifo: Path) -> Any:
             with contextlib.suppress(OSError):
                 os.close(os.open(fifo, os.O_WRONLY | os.O_NONBLOCK))
             await reading
+
+
+async def test_compact_hooks_run_around_a_compaction(
+    start_app: StartApp, fake_model: FakeResponsesServer, workdir: Path, tmp_path: Path
+) -> None:
+    # Codex: PreCompact before the contextCompaction item, PostCompact after it, `trigger: "manual"`
+    # for thread/compact/start, and no permission mode on the stdin.
+    fake_model.add(script.text_reply("done"), script.text_reply("the summary"))
+    server = await start_app()
+    pre, post = tmp_path / "pre", tmp_path / "post"
+    await trust(server, await configure(server, "PreCompact", str(hook_script(pre, "exit 0"))))
+    await trust(server, await configure(server, "PostCompact", str(hook_script(post, "exit 0"))))
+    started = await server.request("thread/start", {"cwd": str(workdir)})
+    thread_id = started["thread"]["id"]
+    mark = server.mark()
+    await server.request("turn/start", {"threadId": thread_id, "input": [{"type": "text", "text": "hi"}]})
+    await server.notification("turn/completed", after=mark)
+    mark = server.mark()
+    await server.request("thread/compact/start", {"threadId": thread_id})
+    await server.notification("turn/completed", after=mark)
+
+    seen = [
+        (
+            m["method"],
+            m["params"]["run"]["eventName"] if "run" in m["params"] else m["params"]["item"]["type"],
+        )
+        for m in server.since(mark)
+        if m.get("method") in ("hook/started", "hook/completed", "item/started", "item/completed")
+    ]
+    assert seen == [
+        ("hook/started", "preCompact"),
+        ("hook/completed", "preCompact"),
+        ("item/started", "contextCompaction"),
+        ("item/completed", "contextCompaction"),
+        ("hook/started", "postCompact"),
+        ("hook/completed", "postCompact"),
+    ]
+    for folder, event in ((pre, "PreCompact"), (post, "PostCompact")):
+        stdin = json.loads((folder / "stdin.json").read_text())
+        assert (stdin["hook_event_name"], stdin["trigger"], stdin["session_id"]) == (
+            event,
+            "manual",
+            thread_id,
+        )
+        assert "permission_mode" not in stdin
