@@ -18,6 +18,7 @@ from tether_protocol import methods_queue as _queue
 from tether_protocol import methods_sections as _sections
 from tether_protocol import methods_settings as _settings
 from tether_protocol import methods_skills as _skills
+from tether_protocol import methods_timeline as _timeline
 from tether_protocol.common import EmptyParams, EmptyResult
 from tether_protocol.server_methods import SERVER_NOTIFICATIONS as SERVER_NOTIFICATIONS
 from tether_protocol.server_methods import SERVER_REQUESTS as SERVER_REQUESTS
@@ -385,6 +386,7 @@ CLIENT_METHODS: dict[str, AnyMethodSpec] = {
         *vars(_settings).values(),
         *vars(_goals).values(),
         *vars(_processes).values(),
+        *vars(_timeline).values(),
         *vars(_plugins).values(),
         *vars(_sections).values(),
         *vars(_desktop).values(),

@@ -22,6 +22,7 @@ from tether_protocol import methods_queue as mq
 from tether_protocol import methods_sections as msec
 from tether_protocol import methods_settings as ms
 from tether_protocol import methods_skills as msk
+from tether_protocol import methods_timeline as mtl
 from tether_protocol.common import WireModel
 from tether_protocol.spec import MethodSpec
 from tether_server.processor.methods import (
@@ -58,6 +59,7 @@ from tether_server.processor.methods import (
     thread_metadata,
     thread_queue,
     thread_section,
+    thread_timeline,
     turn,
 )
 from tether_server.processor.state import ServerState
@@ -183,6 +185,10 @@ def build_routes(state: ServerState) -> dict[str, AnyRoute]:
         _route(state, mp.PROCESS_WRITE_STDIN, process.write_stdin),
         _route(state, mp.PROCESS_KILL, process.kill),
         _route(state, mp.PROCESS_RESIZE_PTY, process.resize_pty),
+        _route(state, mtl.THREAD_ITEMS_READ, thread_timeline.items_read),
+        _route(state, mtl.THREAD_SEARCH_OCCURRENCES, thread_timeline.search_occurrences),
+        _route(state, mtl.THREAD_TIMELINE_LIST, thread_timeline.timeline_list),
+        _route(state, mtl.TURN_SETTINGS_UPDATE, thread_timeline.turn_settings_update),
         _route(state, m.MCP_SERVER_STATUS_LIST, mcp.status_list),
         _route(state, m.CONFIG_MCP_SERVER_RELOAD, mcp.reload),
         _route(state, m.MCP_SERVER_TOOL_CALL, mcp.tool_call),
