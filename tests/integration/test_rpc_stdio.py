@@ -239,8 +239,8 @@ async def test_stdio_works_with_files_instead_of_pipes(tmp_path: Path) -> None:
 async def test_model_list_and_config_read_describe_the_configuration(start_server: StartServer) -> None:
     server = await start_server()
     models = await server.request("model/list", {})
-    assert [m["id"] for m in models["data"]] == ["gpt-test"]
-    assert models["data"][0]["isDefault"] is True
+    # Codex 0.169.0 lists its bundled presets whatever model a Responses provider is set to use.
+    assert models["data"][0]["id"] == "gpt-6.1-sol" and models["data"][0]["isDefault"] is True
     config = (await server.request("config/read", {}))["config"]
     assert config["model"] == "gpt-test" and config["model_provider"] == "mock"
     assert config["allow_login_shell"] is False

@@ -7,7 +7,9 @@ import os
 from tether_protocol.v2 import collaboration as collab
 from tether_protocol.v2 import model as mdl
 from tether_server.config import ModelProviderInfo, resolve_api_key
+from tether_server.config.model_catalog import catalogue
 from tether_server.errors import ConfigError
+from tether_server.processor.methods.experimental_feature import page
 from tether_server.processor.state import ServerState
 from tether_server.providers.deferred import chat_models
 from tether_server.rpc.context import RequestContext
@@ -33,22 +35,18 @@ def _model_entry(slug: str, provider: str, default: bool) -> mdl.Model:
 async def model_list(
     state: ServerState, ctx: RequestContext, params: mdl.ModelListParams
 ) -> mdl.ModelListResponse:
+    """Codex 0.169.0's bundled presets for Responses providers (whatever the configured model, as
+    Codex lists them); what the server has loaded for a chat (local) provider. Paged as Codex pages."""
     cfg = state.config.config
     provider = params.model_provider or cfg.model_provider
     info = cfg.model_providers.get(provider)
     if info is not None and info.wire_api == "chat":
         slugs = await _served_models(info)
+        data = [_model_entry(s, provider, s == cfg.model) for s in slugs]
     else:
-        slugs = [cfg.model]
-    for extra in ("gpt-5.5", "gpt-5.4", "gpt-5.4-mini"):
-        if provider == "openai" and extra not in slugs:
-            slugs.append(extra)
-    data = [_model_entry(s, provider, s == cfg.model) for s in slugs]
-    start = int(params.cursor) if params.cursor and str(params.cursor).isdigit() else 0
-    limit = params.limit or len(data)
-    page = data[start : start + limit]
-    nxt = str(start + limit) if start + limit < len(data) else None
-    return mdl.ModelListResponse(data=page, next_cursor=nxt)
+        data = [mdl.Model.model_validate(m) for m in catalogue(bool(params.include_hidden))]
+    listed, next_cursor = page(data, params.cursor, params.limit, "models")
+    return mdl.ModelListResponse(data=listed, next_cursor=next_cursor)
 
 
 async def _served_models(info: ModelProviderInfo) -> list[str]:
