@@ -118,7 +118,6 @@ THREAD_ATTACHMENT_UPDATED = NotificationSpec(
 THREAD_QUEUE_CHANGED = NotificationSpec(
     "thread/queue/changed",
     td.ThreadQueueChangedNotification,
-    broadcast=True,
     doc="A thread's queued messages changed (added, updated, deleted, reordered or started).",
 )
 PROJECT_CHANGED = NotificationSpec(

@@ -268,7 +268,7 @@ class App:
         )
         processor_mcp.wire_up(state, mcp)
         plugin_runtime.wire_up(state, plugin_skills)
-        state.queues = QueueBook(store, threads, state.connections, lambda: state.config.config)
+        state.queues = QueueBook(store, threads, lambda: state.config.config)
         threads.on_loaded.append(state.queues.attach)
         deps.hooks = functools.partial(running_hooks, state)
         deps.agents = SubAgents(state)

@@ -3,16 +3,18 @@
 A thread's queue is in the store, so it outlives a restart. A message queued on an idle loaded
 thread with nothing queued starts at once; when a turn completes (not interrupted, not failed) the
 next queued message starts. A queue left waiting (its turn interrupted, or the daemon restarted)
-stays put until `thread/queue/start`. Every change broadcasts `thread/queue/changed`, before the
-answer of the request that made it, as Codex sends it.
+stays put until `thread/queue/start`. Every change of a loaded thread's queue goes to the thread's
+subscribers as `thread/queue/changed`, before the answer of the request that made it; a thread
+that is not loaded has nobody to tell (as Codex).
 """
 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 
 from tether_protocol import server_methods as sm
+from tether_protocol.spec import WireParams
 from tether_protocol.v2.thread_desktop import ThreadQueueChangedNotification
 from tether_protocol.v2.turn import TurnStartParams
 from tether_server import log
@@ -20,8 +22,6 @@ from tether_server.config.model import Config
 from tether_server.errors import InvalidRequest
 from tether_server.processor import turn_options
 from tether_server.processor.settings import turn_settings
-from tether_server.rpc.connection import Connection
-from tether_server.rpc.outgoing import send_notification
 from tether_server.store.base import StoreError, ThreadStore
 from tether_server.store.desktop import QueuedRecord
 from tether_server.threads.handle import StartedTurn, ThreadEvent, ThreadHandle
@@ -45,12 +45,10 @@ class QueueBook:
         self,
         store: ThreadStore,
         threads: ThreadManager,
-        connections: Callable[[], Iterable[Connection]],
         config: Callable[[], Config],
     ) -> None:
         self._store = store
         self._threads = threads
-        self._connections = connections
         self._config = config
         self._locks: dict[str, asyncio.Lock] = {}
         self._tasks: set[asyncio.Task[None]] = set()
@@ -59,10 +57,12 @@ class QueueBook:
         return self._locks.setdefault(thread_id, asyncio.Lock())
 
     async def save(self, thread_id: str, queue: list[QueuedRecord]) -> None:
-        """Write the thread's queue and tell every client it changed (the caller holds the lock)."""
+        """Write the thread's queue and tell its subscribers it changed (the caller holds the lock)."""
         await self._store.save_queue(thread_id, queue)
-        note = ThreadQueueChangedNotification(thread_id=thread_id)
-        send_notification(list(self._connections()), sm.THREAD_QUEUE_CHANGED, note)
+        handle = self._threads.get(thread_id)
+        if handle is not None:
+            note: WireParams[ThreadQueueChangedNotification] = WireParams({"threadId": thread_id})
+            handle.publish(sm.THREAD_QUEUE_CHANGED, note)
 
     async def add(self, thread_id: str, record: QueuedRecord) -> StartedTurn | None:
         """Queue `record`; on an idle loaded thread with nothing queued it starts at once (held)."""

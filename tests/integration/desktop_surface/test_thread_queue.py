@@ -2,7 +2,8 @@
 on the real binary against the fake model): a message queued on an idle thread with nothing
 queued starts at once; the others wait and start one by one as each turn completes; an
 interrupted turn leaves the queue waiting for `thread/queue/start`; the queue outlives a restart
-(starting needs the thread resumed); `thread/queue/changed` follows every change; Codex's errors."""
+(starting needs the thread resumed); `thread/queue/changed` tells the thread's subscribers of every
+change; Codex's errors."""
 
 from __future__ import annotations
 
@@ -192,16 +193,22 @@ async def test_the_queue_outlives_a_restart_and_waits_for_resume_and_start(
         -32600,
         "resume the thread before starting a queued message",
     )
+    # Queued on a thread that is not loaded: it waits, and nobody is told.
+    mark = again.mark()
+    await _add(again, tid, "fourth", "c4")
+    assert [m for m in again.since(mark) if m.get("method") == "thread/queue/changed"] == []
     await again.request("thread/resume", {"threadId": tid})
-    # Resumed and idle, the queue still waits: a new message joins its end.
-    fourth = await _add(again, tid, "fourth", "c4")
-    assert await _listed(again, tid) == ["second", "third", "fourth"]
-    fake_model.add(script.text_reply("2"), script.text_reply("3"), script.text_reply("4"))
+    # Resumed and idle, the queue still waits: a new message joins its end, and the subscriber hears.
+    mark = again.mark()
+    await _add(again, tid, "fifth", "c5")
+    await again.notification("thread/queue/changed", after=mark)
+    assert await _listed(again, tid) == ["second", "third", "fourth", "fifth"]
+    fake_model.add(*(script.text_reply(str(n)) for n in range(2, 6)))
     mark = again.mark()
     await again.request("thread/queue/start", {"threadId": tid})
-    await _completions(again, mark, 3)
-    assert [t for t, _ in _user_texts(again, mark)] == ["second", "third", "fourth"]
-    assert fourth and await _listed(again, tid) == []
+    await _completions(again, mark, 4)
+    assert [t for t, _ in _user_texts(again, mark)] == ["second", "third", "fourth", "fifth"]
+    assert await _listed(again, tid) == []
 
 
 async def test_codex_errors_for_queues_change_nothing(

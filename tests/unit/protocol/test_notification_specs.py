@@ -28,7 +28,6 @@ BROADCAST = {
     "thread/section/changed",  # Codex's schema: "Broadcast after a successful move"
     # Codex 0.169.0 sent it for an archived, unloaded thread the connection no longer followed.
     "thread/attachment/updated",
-    "thread/queue/changed",
     "project/changed",
     "thread/project/updated",
     "skills/changed",  # an invalidation of the skills every client lists
