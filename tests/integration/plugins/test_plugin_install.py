@@ -144,7 +144,16 @@ async def test_an_installed_plugin_is_still_there_after_a_restart(
     first = await start_app(home=home)
     await first.request("marketplace/add", {"source": str(folder)})
     await first.request("plugin/install", {"pluginName": PLUGIN, "marketplacePath": str(file)})
+    # Installing again replaces the copy in one step with what the marketplace holds now.
+    (folder / "plugins" / PLUGIN / "skills/hello/SKILL.md").write_text(
+        "---\nname: hello\ndescription: Greets again\n---\nHello.\n"
+    )
+    again = await first.request("plugin/install", {"pluginName": PLUGIN, "marketplacePath": str(file)})
+    assert again == {"authPolicy": "ON_INSTALL", "appsNeedingAuth": []}
     await first.close()
+    cached = home / "plugins/cache" / MARKET / PLUGIN
+    assert [p.name for p in cached.iterdir()] == ["0.1.0"]
+    assert "Greets again" in (cached / "0.1.0/skills/hello/SKILL.md").read_text()
 
     server = await start_app(home=home)
     (entry,) = (await server.request("plugin/installed", {}))["marketplaces"]

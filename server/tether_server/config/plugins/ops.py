@@ -7,6 +7,8 @@ marketplace, so a failed add or upgrade leaves the previous state as it was.
 
 from __future__ import annotations
 
+import ctypes
+import os
 import shutil
 import tempfile
 from dataclasses import dataclass
@@ -157,6 +159,8 @@ def marketplace_at(path: Path) -> Marketplace:
 
 
 def install(home: Path, market: Marketplace, plugin_name: str) -> catalog.PluginEntry:
+    """Copy the plugin into the cache and record it, in an order a crash cannot break: the state
+    never names a copy that is missing or half written (old copies go only once it is saved)."""
     entry = find_plugin(market, plugin_name)
     manifest = entry.manifest
     if manifest is None:
@@ -165,23 +169,35 @@ def install(home: Path, market: Marketplace, plugin_name: str) -> catalog.Plugin
     plugin_cache = registry.cache_dir(home) / market.name / entry.name
     plugin_cache.mkdir(mode=0o700, parents=True, exist_ok=True)
     staging = Path(tempfile.mkdtemp(dir=plugin_cache, prefix=".install-"))
+    final = plugin_cache / str(version)
     try:
         copy = staging / "copy"
         # Links are copied as links: the readers refuse them, so none points outside the plugin.
         shutil.copytree(entry.path, copy, symlinks=True, ignore=shutil.ignore_patterns(".git"))
         plugin_id = f"{entry.name}@{market.name}"
-        final = plugin_cache / str(version)
         with registry.editing(home) as state:
-            for old in plugin_cache.iterdir():
-                if old != staging:
-                    shutil.rmtree(old, ignore_errors=True)
-            copy.rename(final)
+            if final.exists():
+                _exchange(copy, final)  # the old copy ends up in staging
+            else:
+                copy.rename(final)
             state.plugins[plugin_id] = registry.PluginRecord(
                 plugin_id, entry.name, market.name, str(final), manifest.version
             )
     finally:
         shutil.rmtree(staging, ignore_errors=True)
+    for old in plugin_cache.iterdir():
+        if old != final and not old.name.startswith("."):
+            shutil.rmtree(old, ignore_errors=True)
     return entry
+
+
+def _exchange(a: Path, b: Path) -> None:
+    """Swap two folders in one step (`renameat2(RENAME_EXCHANGE)`), so `b` is never missing."""
+    libc = ctypes.CDLL(None, use_errno=True)
+    at_fdcwd, rename_exchange = -100, 2
+    if libc.renameat2(at_fdcwd, os.fsencode(a), at_fdcwd, os.fsencode(b), rename_exchange) != 0:
+        errno = ctypes.get_errno()
+        raise OSError(errno, os.strerror(errno), str(b))
 
 
 def find_plugin(market: Marketplace, name: str) -> catalog.PluginEntry:
@@ -192,7 +208,8 @@ def find_plugin(market: Marketplace, name: str) -> catalog.PluginEntry:
 
 
 def uninstall(home: Path, plugin_id: str) -> None:
+    """Forget the plugin, then delete its copy (a crash in between leaves an unused folder)."""
     name, _, market = plugin_id.partition("@")
     with registry.editing(home) as state:
         state.plugins.pop(plugin_id, None)
-        shutil.rmtree(registry.cache_dir(home) / market / name, ignore_errors=True)
+    shutil.rmtree(registry.cache_dir(home) / market / name, ignore_errors=True)
