@@ -127,6 +127,14 @@ async def test_imported_threads_belong_to_the_project_until_it_is_deleted(
     # By recency: projects with threads first, empty ones last.
     by_recency = await server.request("project/list", {"sortKey": "recencyAt"})
     assert [p["id"] for p in by_recency["data"]] == [project["id"], empty["id"]]
+    oldest_first = await server.request("project/list", {"sortKey": "recencyAt", "sortDirection": "asc"})
+    assert [p["id"] for p in oldest_first["data"]] == [project["id"], empty["id"]]  # empty ones still last
+    first = await server.request("project/list", {"sortKey": "recencyAt", "limit": 1})
+    assert first["nextCursor"] == f"v1|recencyAt|desc|{project['recencyAt'] * 1000}|{project['id']}"
+    rest = await server.request(
+        "project/list", {"sortKey": "recencyAt", "limit": 1, "cursor": first["nextCursor"]}
+    )
+    assert [p["id"] for p in rest["data"]] == [empty["id"]] and rest["nextCursor"] is None
     await server.request("thread/archive", {"threadId": kept})
     assert (await server.request("project/read", {"projectId": project["id"]}))["project"][
         "recencyAt"

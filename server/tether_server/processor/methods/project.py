@@ -38,13 +38,22 @@ async def list_(
         return (1 if ascending else -1, 0, p.id) if seen is None else (0, seen, p.id)
 
     rows = sorted(projects, key=anchor, reverse=not ascending)
+
+    def cursor(p: ProjectRecord) -> str:
+        # Codex's shapes: `position|id`, and for recency `v1|recencyAt|direction|milliseconds|id`.
+        group, value, pid = anchor(p)
+        if not by_recency:
+            return f"{value}|{pid}"
+        shown = str(value * 1000) if group == 0 else ""
+        return f"v1|recencyAt|{'asc' if ascending else 'desc'}|{shown}|{pid}"
+
     if params.cursor is not None:
-        rows = rows[_after(params.cursor, [_cursor(anchor(p)) for p in rows]) :]
+        rows = rows[_after(params.cursor, [cursor(p) for p in rows]) :]
     limit = DEFAULT_LIMIT if params.limit is None else max(1, params.limit)
     page = rows[:limit]
     more = len(rows) > limit
     return pj.ProjectListResponse(
-        data=[_view(p, recency) for p in page], next_cursor=_cursor(anchor(page[-1])) if more else None
+        data=[_view(p, recency) for p in page], next_cursor=cursor(page[-1]) if more else None
     )
 
 
@@ -195,10 +204,6 @@ def _view(project: ProjectRecord, recency: dict[str, int]) -> pj.Project:
         updated_at=project.updated_at,
         recency_at=recency.get(project.id),
     )
-
-
-def _cursor(anchor: tuple[int, int, str]) -> str:
-    return f"{anchor[1]}|{anchor[2]}" if anchor[0] == 0 else f"|{anchor[2]}"
 
 
 def _after(cursor: str, cursors: list[str]) -> int:
