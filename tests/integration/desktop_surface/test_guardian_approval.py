@@ -107,3 +107,19 @@ async def test_malformed_events_unknown_threads_and_bad_ids_are_refused_as_codex
     await turn(server, tid, "next")
     notes = [t for t in _developer_texts(fake_model.requests[-1].body) if '"outcome": "allowed"' in t]
     assert len(notes) == 1
+
+
+async def test_a_stored_thread_that_is_not_loaded_is_not_found(
+    tmp_path: Path, start_app: StartApp, fake_model: FakeResponsesServer, workdir: Path
+) -> None:
+    fake_model.add(script.text_reply("r0"))
+    home = tmp_path / "home"
+    server = await start_app(home=home)
+    tid = await thread(server, workdir)
+    await turn(server, tid, "first")
+    await server.close()
+    again = await start_app(home=home)
+    assert await refused(again, METHOD, {"threadId": tid, "event": _event("denied", "ls")}) == (
+        -32600,
+        f"thread not found: {tid}",
+    )

@@ -237,6 +237,11 @@ async def test_projects_and_their_threads_outlive_a_daemon_restart(
     assert [p["name"] for p in listed] == ["Second", "First"]
     assert (await again.request("thread/read", {"threadId": tid}))["thread"]["projectId"] == second["id"]
     assert await _create(again, "k1", "ignored", []) == next(p for p in listed if p["id"] == first["id"])
+    # The thread is not loaded after the restart; clients hear that it left its project all the same.
+    mark = again.mark()
+    assert await again.request("project/delete", {"projectId": second["id"]}) == {}
+    left = await again.notification("thread/project/updated", after=mark)
+    assert left["params"] == {"threadId": tid, "projectId": None}
 
 
 async def test_a_thread_started_in_a_project_is_listed_by_project(
