@@ -232,3 +232,24 @@ async def _ended(pid: int) -> None:
         await wait_readable(watch)
     finally:
         os.close(watch)
+
+
+async def test_sandboxed_background_terminals_and_spawned_processes_die_with_a_daemon_killed_outright(
+    start_server: StartServer, fake_model: FakeResponsesServer, workdir: Path
+) -> None:
+    server = await start_server(initialize=False)
+    await server.initialize(experimental=True)
+    tid = await _thread(server, workdir, "workspace-write")
+    marker = new_marker()
+    mark, _turn = await _start_stubborn_turn(server, fake_model, tid, marker, 250)
+    await server.notification("turn/completed", after=mark)
+    tree = await wait_for_stubborn(marker, 2)
+    spawned = new_marker()
+    command = ["/bin/sh", "-c", stubborn_command(spawned)]
+    await server.request("process/spawn", {"command": command, "cwd": str(workdir), "processHandle": "p"})
+    tree |= await wait_for_stubborn(spawned, 2)
+    server.proc.kill()
+    await _exited(server)
+    # bwrap dies with the daemon (--die-with-parent), and its PID namespace with it.
+    for pid in tree:
+        await _ended(pid)
