@@ -9,6 +9,7 @@ paths, and the hidden-path masks last. See sandbox.md §2 and §9.3.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -69,11 +70,20 @@ def build_bwrap_argv(
     return [*argv, "--", *command]
 
 
+def dies_with_parent(argv: Sequence[str]) -> bool:
+    """Whether `argv` is a command line `build_bwrap_argv` made: bwrap then kills the whole sandbox
+    when its parent (the daemon) dies, so the spawner need not arrange that itself."""
+    return list(argv[1:3]) == _LIFETIME and os.path.basename(argv[0]) == "bwrap"
+
+
+_LIFETIME = ["--new-session", "--die-with-parent"]
+
+
 def _namespaces(policy: SandboxPolicy, disable_userns: bool) -> list[str]:
     # --unshare-pid makes killing the outer bwrap take the whole tree down (sandbox.md §2.6).
     # --disable-userns (needs --unshare-user): no nested user namespace, so no fresh capability set
     # (and less kernel surface) inside the sandbox.
-    flags = ["--new-session", "--die-with-parent", "--unshare-user"]
+    flags = [*_LIFETIME, "--unshare-user"]
     if disable_userns:
         flags.append("--disable-userns")
     flags.append("--unshare-pid")
