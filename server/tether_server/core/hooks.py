@@ -102,7 +102,7 @@ class TurnHooks:
         self._thread_id, self._turn_id = thread_id, turn_id
         self._cwd, self._env, self._sink = cwd, dict(env), sink
         self._common = dict(common)
-        self._background: set[asyncio.Task[_Answer]] = set()
+        self._background: set[asyncio.Task[HookProcessResult]] = set()
 
     def has(self, event: str) -> bool:
         return any(hook.event == event for hook in self._hooks)
@@ -116,7 +116,8 @@ class TurnHooks:
         drop: tuple[str, ...] = (),
     ) -> HookOutcome:
         """Run `event`'s hooks that match `subject` (a tool name), each with `fields` added to the
-        common stdin; sync ones are awaited together, async ones left running."""
+        common stdin. Sync ones are awaited together and reported; async ones are started and left
+        running, unreported and unheard, as Codex runs them."""
         outcome = HookOutcome()
         chosen = [hook for hook in self._hooks if hook.event == event and matches(hook, subject)]
         if not chosen:
@@ -124,18 +125,18 @@ class TurnHooks:
         common = {key: value for key, value in self._common.items() if key not in drop}
         payload = {**common, "hook_event_name": event, **fields}
         stdin = json.dumps(payload, ensure_ascii=False).encode()
-        runs = [self._new_run(hook, run_suffix) for hook in chosen]
+        for hook in (hook for hook in chosen if hook.is_async):
+            task = asyncio.create_task(
+                run_command_hook(hook.command, stdin, self._cwd, self._env, hook.timeout_sec)
+            )
+            self._background.add(task)
+            task.add_done_callback(self._background.discard)
+        sync = [hook for hook in chosen if not hook.is_async]
+        runs = [self._new_run(hook, run_suffix) for hook in sync]
         for run in runs:
             await self._sink.emit(ev.HookStarted(self._thread_id, self._turn_id, run))
-        waits, waited = [], []
-        for hook, run in zip(chosen, runs, strict=True):
-            if hook.is_async:
-                task = asyncio.create_task(self._run_one(hook, run, stdin))
-                self._background.add(task)
-                task.add_done_callback(self._background.discard)
-            else:
-                waits.append(self._run_one(hook, run, stdin))
-                waited.append(run.id)
+        waits = [self._run_one(hook, run, stdin) for hook, run in zip(sync, runs, strict=True)]
+        waited = [run.id for run in runs]
         for run_id, answer in zip(waited, await asyncio.gather(*waits), strict=True):
             if answer.block is not None:
                 outcome.blocked.append((run_id, answer.block))
@@ -171,7 +172,6 @@ class TurnHooks:
             status="running",
             status_message=hook.status_message,
             started_at=now_s(),
-            execution_mode="async" if hook.is_async else "sync",
         )
 
     async def _run_one(self, hook: Hook, run: ev.HookRun, stdin: bytes) -> _Answer:

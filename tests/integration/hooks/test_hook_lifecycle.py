@@ -131,3 +131,37 @@ async def test_compact_hooks_run_around_a_compaction(
             thread_id,
         )
         assert "permission_mode" not in stdin
+
+
+async def test_an_async_hook_runs_without_holding_the_turn_and_is_not_reported(
+    start_app: StartApp, fake_model: FakeResponsesServer, workdir: Path, tmp_path: Path
+) -> None:
+    # Codex 0.169.0 starts an `async = true` hook and goes on: no hook/started or hook/completed,
+    # and what it prints does not reach the model.
+    fake_model.add(script.text_reply("ok"))
+    server = await start_app()
+    hook_dir = tmp_path / "hook"
+    gate = tmp_path / "gate"
+    os.mkfifo(gate)
+    answer = {"hookSpecificOutput": {"hookEventName": "UserPromptSubmit", "additionalContext": "LATE"}}
+    command = hook_script(hook_dir, f"read line < '{gate}'; echo '{json.dumps(answer)}'")
+    handler = {"type": "command", "command": str(command), "async": True, "timeout": 30}
+    edit = {"keyPath": "hooks.UserPromptSubmit", "value": [{"hooks": [handler]}], "mergeStrategy": "replace"}
+    await server.request("config/batchWrite", {"edits": [edit]})
+    (entry,) = (await server.request("hooks/list", {"cwds": []}))["data"]
+    assert entry["hooks"][0]["async"] is True
+    await trust(server, entry["hooks"][0])
+    started = await server.request("thread/start", {"cwd": str(workdir)})
+    mark = server.mark()
+    await server.request(
+        "turn/start", {"threadId": started["thread"]["id"], "input": [{"type": "text", "text": "hi"}]}
+    )
+    done = await server.notification("turn/completed", after=mark)
+
+    # The turn is over while the hook still waits at its gate.
+    assert done["params"]["turn"]["status"] == "completed"
+    assert hook_messages(server, mark) == []
+    assert "LATE" not in json.dumps(fake_model.requests[0].body["input"])
+    await asyncio.wait_for(asyncio.to_thread(gate.write_text, "go\n"), 20)
+    stdin = json.loads((hook_dir / "stdin.json").read_text())
+    assert (stdin["hook_event_name"], stdin["prompt"]) == ("UserPromptSubmit", "hi")
