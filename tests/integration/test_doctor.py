@@ -41,6 +41,8 @@ async def _healthy_home(start_server: StartServer, tmp_path: Path) -> Path:
     """A home a daemon has run in (database created), with a key stored by `tether login`."""
     home = tmp_path / "home"
     server = await start_server(home=home)
+    # A request waits for the daemon to load; a client that only initialized and left would not.
+    await server.request("thread/loaded/list", {})
     await server.close()
     await run_tether(home, "login", "--with-api-key", stdin=KEY.encode())
     # What doctor asks of a home (the daemon creates it so; older versions left it to the umask).
