@@ -32,7 +32,10 @@ async def skills_list(
     deps = state.threads.deps
     private = (*deps.private_paths, *deps.hidden_paths)
     added = deps.skill_roots.roots()
-    selectors = await safe_read.off_loop(read_selectors, state.config.path)
+    try:
+        selectors = await safe_read.off_loop(read_selectors, state.config.path)
+    except TimeoutError:
+        raise InternalError("reading the skills settings of config.toml timed out") from None
     watch_roots = [*user_roots(state.home), *(root.path for root in added)]
     for cwd in cwds_or_default(params.cwds):
         # Off the loop: a project's skills folder is whatever the model or a clone made of it.
