@@ -22,7 +22,7 @@ from tether_server.core.execpolicy import RULES_DIR, ExecRules
 from tether_server.core.ids import now_s
 from tether_server.core.session import SessionDeps
 from tether_server.errors import ConfigError, SandboxError, TetherError
-from tether_server.processor import plugin_runtime, projection
+from tether_server.processor import plugin_runtime, projection, rate_limits
 from tether_server.processor.approvals import ApprovalBroker
 from tether_server.processor.dynamic_tools import DynamicToolCalls
 from tether_server.processor.goals import GoalBook
@@ -87,6 +87,8 @@ class Providers:
         self._credentials = credentials
         self._cache: dict[str, ResponsesProvider] = {}
         self._retired: list[ResponsesProvider] = []
+        # Who hears each successful response's headers (the rate-limit notifier, once wired).
+        self.header_listeners: list[Callable[[Mapping[str, str]], None]] = []
 
     def __call__(self, provider_id: str) -> ModelProvider:
         if provider_id not in self._cache and not responses_loaded():
@@ -108,9 +110,14 @@ class Providers:
                 stream_idle_timeout_s=info.stream_idle_timeout_ms / 1000,
                 request_max_retries=info.request_max_retries,
                 stream_max_retries=info.stream_max_retries,
+                on_response_headers=self._headers_seen,
             )
             self._cache[provider_id] = _provider_for(info.wire_api, settings)
         return self._cache[provider_id]
+
+    def _headers_seen(self, headers: Mapping[str, str]) -> None:
+        for listener in self.header_listeners:
+            listener(headers)
 
     async def aclose(self) -> None:
         for provider in [*self._cache.values(), *self._retired]:
@@ -267,6 +274,8 @@ class App:
             ),
         )
         processor_mcp.wire_up(state, mcp)
+        if isinstance(providers, Providers):
+            providers.header_listeners.append(functools.partial(rate_limits.headers_seen, state))
         plugin_runtime.wire_up(state, plugin_skills)
         state.queues = QueueBook(store, threads, lambda: state.config.config)
         threads.on_loaded.append(state.queues.attach)

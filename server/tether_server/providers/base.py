@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import AsyncIterator, Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -20,6 +20,7 @@ class ProviderSettings:
         stream_idle_timeout_s: longest silence allowed between two SSE events.
         request_max_retries: retry budget of the HTTP layer (used by the caller).
         stream_max_retries: retry budget of the turn-level stream loop (used by the caller).
+        on_response_headers: called with the headers of each successful response (rate limits).
     """
 
     name: str
@@ -30,6 +31,7 @@ class ProviderSettings:
     stream_idle_timeout_s: float = 300.0
     request_max_retries: int = 4
     stream_max_retries: int = 5
+    on_response_headers: Callable[[Mapping[str, str]], None] | None = field(default=None, compare=False)
 
 
 @dataclass

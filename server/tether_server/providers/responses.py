@@ -111,6 +111,8 @@ class ResponsesProvider:
         try:
             if response.status_code >= 400:
                 raise await self._status_error(response)
+            if self.settings.on_response_headers is not None:
+                self.settings.on_response_headers(response.headers)
             async for batch in self._events(response):
                 yield batch
         finally:
