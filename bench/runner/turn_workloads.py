@@ -29,10 +29,11 @@ W4_THREADS, W4_TURNS = 20, 5
 
 async def spawn_to_initialize(ctx: RunContext) -> Sample:
     """W1: medians over a few spawns: exec → `initialize` answered, exec → the first `thread/start`
-    answered (ready for work), and stdin EOF → process exit."""
+    answered (ready for work), stdin EOF → process exit, and EOF right after `initialize` → exit."""
     inits: list[float] = []
     readies: list[float] = []
     exits: list[float] = []
+    early_exits: list[float] = []
     async with ctx.fake([text_reply("ok", deltas=1)]) as fake:
         for _ in range(W1_SPAWNS):
             started = time.perf_counter()
@@ -44,11 +45,19 @@ async def spawn_to_initialize(ctx: RunContext) -> Sample:
                 eof = time.perf_counter()
                 await server.close()
                 exits.append((time.perf_counter() - eof) * 1000)
+            # A client that checks the server and quits: EOF right after the handshake, while
+            # the daemon may still be loading.
+            async with ctx.server(fake.base_url, home=ctx.shared / "home") as server:
+                await server.initialize()
+                eof = time.perf_counter()
+                await server.close()
+                early_exits.append((time.perf_counter() - eof) * 1000)
     return Sample(
         {
             "init_ms": statistics.median(inits),
             "ready_ms": statistics.median(readies),
             "exit_ms": statistics.median(exits),
+            "early_exit_ms": statistics.median(early_exits),
         }
     )
 
@@ -146,6 +155,7 @@ WORKLOADS = (
             Metric("init_ms", "spawn→initialize", "ms", 0.7, "~55 ms"),
             Metric("ready_ms", "spawn→first thread/start", "ms", 1.0, "~70 ms"),
             Metric("exit_ms", "stdin EOF→exit", "ms", 1.0, "~4 ms"),
+            Metric("early_exit_ms", "EOF after initialize→exit", "ms", 1.0, "~14 ms"),
         ),
         spawn_to_initialize,
     ),
