@@ -236,3 +236,48 @@ async def test_a_process_is_its_connections_alone_and_ends_with_it(
         assert [m for m in stranger.messages if m.get("method", "").startswith("process/")] == []
     finally:
         await server.stop()
+
+
+async def test_caps_timeout_and_environment_as_codex_applies_them(start_app: StartApp, workdir: Path) -> None:
+    client = await _client(start_app)
+    cwd = str(workdir)
+    both = ["sh", "-c", "printf 0123456789; printf abcdefgh >&2"]
+    mark = client.mark()
+    await client.request(
+        "process/spawn", {"command": both, "cwd": cwd, "processHandle": "a", "outputBytesCap": 4}
+    )
+    done = await _exited(client, "a", mark)
+    assert (done["stdout"], done["stdoutCapReached"], done["stderr"], done["stderrCapReached"]) == (
+        "0123",
+        True,
+        "abcd",
+        True,
+    )
+    streamed = {
+        "command": both,
+        "cwd": cwd,
+        "processHandle": "b",
+        "outputBytesCap": 4,
+        "streamStdoutStderr": True,
+    }
+    await client.request("process/spawn", streamed)
+    done = await _exited(client, "b", mark)
+    assert (done["stdout"], done["stdoutCapReached"], done["stderr"], done["stderrCapReached"]) == (
+        "",
+        True,
+        "",
+        True,
+    )
+    assert sorted(_deltas(client, "b", mark)) == [("stderr", b"abcd", True), ("stdout", b"0123", True)]
+
+    sleeper = {"command": ["sleep", "5"], "cwd": cwd, "processHandle": "c", "timeoutMs": 300}
+    await client.request("process/spawn", sleeper)
+    assert (await _exited(client, "c", mark))["exitCode"] == 124
+    env = {"command": ["sh", "-c", "echo $FOO"], "cwd": cwd, "processHandle": "d", "env": {"FOO": "bar"}}
+    await client.request("process/spawn", env)
+    assert (await _exited(client, "d", mark))["stdout"] == "bar\n"
+    negative = {"command": ["true"], "cwd": cwd, "processHandle": "e", "timeoutMs": -1}
+    assert await refused(client, "process/spawn", negative) == (
+        -32602,
+        "process/spawn timeoutMs must be non-negative, got -1",
+    )

@@ -49,7 +49,7 @@ def _check(params: pr.ProcessSpawnParams) -> Path:
     if params.size is not None and not params.tty:
         raise InvalidParams("process/spawn size requires tty: true")
     if params.timeout_ms is not None and params.timeout_ms < 0:
-        raise InvalidParams("process/spawn timeoutMs must not be negative")
+        raise InvalidParams(f"process/spawn timeoutMs must be non-negative, got {params.timeout_ms}")
     return Path(params.cwd)
 
 
