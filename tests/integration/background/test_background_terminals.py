@@ -21,9 +21,13 @@ from tether_testing import script
 from tether_testing.fake_responses import FakeResponsesServer
 
 
-async def _thread(server: RpcClient, workdir: Path) -> str:
-    started = await server.request("thread/start", {"cwd": str(workdir), "sandbox": "danger-full-access"})
+async def _thread(server: RpcClient, workdir: Path, sandbox: str = "danger-full-access") -> str:
+    started = await server.request("thread/start", {"cwd": str(workdir), "sandbox": sandbox})
     return str(started["thread"]["id"])
+
+
+# Inside bubblewrap with the network allowed, the server listens on the host's loopback.
+SANDBOXED_WITH_NETWORK = ("-c", "sandbox_workspace_write.network_access=true")
 
 
 async def _turn(server: RpcClient, tid: str, text: str) -> dict[str, Any]:
@@ -119,12 +123,12 @@ async def test_clean_ends_every_background_terminal_of_the_thread_and_pages_foll
     assert (await server.request("thread/backgroundTerminals/list", {"threadId": tid}))["data"] == []
 
 
-async def test_unloading_the_thread_ends_its_dev_server(
+async def test_unloading_the_thread_ends_its_sandboxed_dev_server(
     start_app: StartApp, fake_model: FakeResponsesServer, workdir: Path
 ) -> None:
-    server = await start_app("-c", "thread_unload_delay_secs=0", initialize=False)
+    server = await start_app("-c", "thread_unload_delay_secs=0", *SANDBOXED_WITH_NETWORK, initialize=False)
     await server.initialize(experimental=True)
-    tid = await _thread(server, workdir)
+    tid = await _thread(server, workdir, "workspace-write")
     port = dev_server.free_port()
     pid = await _serving(server, fake_model, tid, port)
     mark = server.mark()
@@ -138,14 +142,16 @@ async def test_unloading_the_thread_ends_its_dev_server(
     ) == {"terminated": False}
 
 
-async def test_sigterm_of_the_daemon_ends_the_dev_server(
+async def test_sigterm_of_the_daemon_ends_the_sandboxed_dev_server(
     start_server: StartServer, fake_model: FakeResponsesServer, workdir: Path
 ) -> None:
-    server = await start_server(initialize=False)
+    server = await start_server(*SANDBOXED_WITH_NETWORK, initialize=False)
     await server.initialize(experimental=True)
-    tid = await _thread(server, workdir)
+    tid = await _thread(server, workdir, "workspace-write")
     port = dev_server.free_port()
     pid = await _serving(server, fake_model, tid, port)
+    (terminal,) = (await server.request("thread/backgroundTerminals/list", {"threadId": tid}))["data"]
+    assert Path(f"/proc/{terminal['osPid']}/exe").resolve().name == "bwrap"
     server.proc.send_signal(signal.SIGTERM)
     async with asyncio.timeout(WAIT_S):
         assert await server.proc.wait() == 0
