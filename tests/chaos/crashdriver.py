@@ -23,6 +23,7 @@ from typing import Any
 
 from tests.chaos.crash_attachments import AttachmentAdds
 from tests.chaos.crash_goals import GoalSets
+from tests.chaos.crash_imports import ImportRecords
 from tests.chaos.crash_projects import ProjectCreates
 from tests.chaos.crash_queue import QueueAdds
 from tests.chaos.crash_sections import SectionMoves
@@ -152,6 +153,7 @@ class CrashDriver:
         self.goals = GoalSets()
         self.skills = SkillDisables()
         self.sections = SectionMoves()
+        self.imports = ImportRecords()
         self.attachments = AttachmentAdds()
         self.queue = QueueAdds()
         self.projects = ProjectCreates()
@@ -190,6 +192,7 @@ class CrashDriver:
                 await self.goals.check(clients[0], self.thread_id)
                 await self.skills.check(clients[0])
                 await self.sections.check(clients[0], self.thread_id)
+                await self.imports.check(clients[0])
                 await self.attachments.check(clients[0], self.thread_id)
             if kill:
                 await self.drive_until_kill(server, clients)
@@ -257,6 +260,7 @@ class CrashDriver:
                 pending.append(asyncio.create_task(self.skills.step(rng.choice(clients), self._turn_no)))
                 section_step = self.sections.step(rng.choice(clients), self.thread_id, self._turn_no)
                 pending.append(asyncio.create_task(section_step))
+                pending.append(asyncio.create_task(self.imports.step(rng.choice(clients), self._turn_no)))
                 attach_step = self.attachments.step(rng.choice(clients), self.thread_id, self._turn_no)
                 pending.append(asyncio.create_task(attach_step))
                 if self.queue_client is not None:
