@@ -1,10 +1,11 @@
 """Managed requirements applied to a thread's settings on `thread/start` and `turn/start`.
 
-As Codex 0.169.0 does: a sandbox mode the requirements forbid falls back to read-only and an
-approval policy they forbid to the first allowed one, each with a `configWarning` (to the asking
-connection, before the answer) and a `warning` for the thread (after it); `never` approvals with
-a forbidden `danger-full-access` are refused, since together they would leave the thread unable
-to do anything without saying so.
+As Codex 0.169.0 does: on `thread/start` a sandbox mode the requirements forbid falls back to
+read-only and an approval policy they forbid to the first allowed one, each with a
+`configWarning` (to the asking connection, before the answer) and a `warning` for the thread
+(after it); `never` approvals with a forbidden `danger-full-access` are refused, since together
+they would leave the thread unable to do anything without saying so. On `turn/start` a forbidden
+override is refused ("invalid thread settings override: …").
 """
 
 from __future__ import annotations
@@ -46,14 +47,18 @@ NEVER_WITHOUT_SANDBOX = (
 )
 
 
+def _details(key: str, value: str, allowed: tuple[str, ...], names: dict[str, str], req: Requirements) -> str:
+    listed = ", ".join(names[a] for a in allowed)
+    where = f"(set by {req.path})"
+    return f"invalid value for `{key}`: `{names[value]}` is not in the allowed set [{listed}] {where}"
+
+
 def _disallowed(
     key: str, value: str, allowed: tuple[str, ...], fallback: str, names: dict[str, str], req: Requirements
 ) -> str:
-    listed = ", ".join(names[a] for a in allowed)
     return (
         f"Configured value for `{key}` is disallowed by requirements; falling back to required value "
-        f"{names[fallback]}. Details: invalid value for `{key}`: `{names[value]}` is not in the allowed "
-        f"set [{listed}] (set by {req.path})"
+        f"{names[fallback]}. Details: {_details(key, value, allowed, names, req)}"
     )
 
 
@@ -83,6 +88,30 @@ def apply(req: Requirements | None, settings: TurnSettings) -> tuple[TurnSetting
         warnings.insert(0, _disallowed("sandbox_mode", mode, allowed_modes, "read-only", _MODE_NAMES, req))
         policy = sandbox_policy_for_mode("read-only")
     return replace(settings, approval_policy=approval, sandbox_policy=policy), warnings
+
+
+def refuse_forbidden(req: Requirements | None, settings: TurnSettings) -> None:
+    """A turn's overrides are checked, not corrected: Codex refuses a forbidden one.
+
+    Raises:
+        InvalidRequest: "invalid thread settings override: …" naming the value and the allowed set.
+    """
+    if req is None:
+        return
+    policy = settings.sandbox_policy
+    mode = _MODES.get(str(policy.get("type"))) if isinstance(policy, dict) else None
+    if req.sandbox_modes and mode is not None and mode not in req.sandbox_modes:
+        details = _details("sandbox_mode", mode, req.sandbox_modes, _MODE_NAMES, req)
+        raise InvalidRequest(f"invalid thread settings override: {details}")
+    approval = settings.approval_policy
+    if req.approval_policies and isinstance(approval, str) and approval not in req.approval_policies:
+        details = _details("approval_policy", approval, req.approval_policies, _APPROVAL_NAMES, req)
+        raise InvalidRequest(f"invalid thread settings override: {details}")
+
+
+async def check_turn(settings: TurnSettings) -> None:
+    """Read the requirements (off the loop) and refuse a turn whose settings they forbid."""
+    refuse_forbidden(await asyncio.to_thread(load_requirements), settings)
 
 
 async def enforce(settings: TurnSettings) -> tuple[TurnSettings, list[str]]:

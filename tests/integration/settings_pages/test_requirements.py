@@ -11,6 +11,10 @@ Observed on Codex 0.169.0 with /etc/codex/requirements.toml holding `allowed_san
   thread/started; `approvalPolicy: "untrusted"` falls back to the first allowed policy the same way
   ("… invalid value for `approval_policy`: `UnlessTrusted` is not in the allowed set [OnRequest,
   Never] (set by <file>)").
+- turn/start with `sandboxPolicy: {"type": "dangerFullAccess"}` is refused: -32600 "invalid thread
+  settings override: invalid value for `sandbox_mode`: `DangerFullAccess` is not in the allowed set
+  [ReadOnly, WorkspaceWrite] (set by <file>)"; `approvalPolicy: "untrusted"` likewise
+  ("… `approval_policy`: `UnlessTrusted` … [OnRequest, Never] …").
 - With `allowed_approval_policies = ["never", "on-request"]`, `danger-full-access` with `untrusted`
   (falling back to never) is refused: -32600 "failed to load configuration: `approval_policy =
   \"never\"` cannot be used because requirements do not allow `sandbox_mode =
@@ -91,20 +95,32 @@ async def test_a_forbidden_sandbox_or_policy_falls_back_with_warnings(
     assert warned["params"] == {"threadId": tid, "message": sandbox_text}
     assert untrusted["approvalPolicy"] == "on-request"
 
+    refused = []
+    for override in ({"sandboxPolicy": {"type": "dangerFullAccess"}}, {"approvalPolicy": "untrusted"}):
+        turn = {"threadId": tid, "input": [{"type": "text", "text": "hi"}], **override}
+        with pytest.raises(RpcErrorReply) as caught:
+            await server.request("turn/start", turn)
+        refused.append((caught.value.code, caught.value.message))
     fake_model.add(script.text_reply("ok"))
     mark = server.mark()
-    turn = {
-        "threadId": tid,
-        "input": [{"type": "text", "text": "hi"}],
-        "sandboxPolicy": {"type": "dangerFullAccess"},
-    }
-    await server.request("turn/start", turn)
+    await server.request("turn/start", {"threadId": tid, "input": [{"type": "text", "text": "hi"}]})
     await server.notification("turn/completed", after=mark)
     resumed = await server.request("thread/resume", {"threadId": tid})
-    assert resumed["sandbox"] == READ_ONLY
-    assert [m["params"]["summary"] for m in server.since(mark) if m.get("method") == "configWarning"] == [
-        sandbox_text
+
+    assert refused == [
+        (
+            -32600,
+            "invalid thread settings override: invalid value for `sandbox_mode`: `DangerFullAccess` is not "
+            f"in the allowed set [ReadOnly, WorkspaceWrite] {where}",
+        ),
+        (
+            -32600,
+            "invalid thread settings override: invalid value for `approval_policy`: `UnlessTrusted` is not "
+            f"in the allowed set [OnRequest, Never] {where}",
+        ),
     ]
+    assert resumed["sandbox"] == READ_ONLY
+    assert len(fake_model.requests) == 1  # the refused turns never reached the model
 
 
 async def test_never_without_the_sandbox_it_needs_is_refused(start_app: StartApp, tmp_path: Path) -> None:

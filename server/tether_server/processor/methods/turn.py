@@ -42,14 +42,11 @@ async def start(state: ServerState, ctx: RequestContext, params: tu.TurnStartPar
         raise Conflict(archived_message(params.thread_id))
     before = handle.settings
     settings = turn_options.apply(state.config.config, turn_settings(before, params), params)
-    settings, warnings = await requirements.enforce(settings)
+    await requirements.check_turn(settings)
     schema = params.output_schema if isinstance(params.output_schema, dict) else None
     started = await handle.start_turn(_content(params.input), params.client_user_message_id, settings, schema)
     # Codex announces the change before it answers.
     settings_updates.announce(state, settings_updates.changed(params.thread_id, before, settings))
-    requirements.warn_now(ctx, warnings)
-    conn = ctx.connection
-    ctx.after_response(lambda: requirements.warn_thread(conn, params.thread_id, warnings))
     return tu.TurnStartResponse(turn=answer_then_run(ctx, started))
 
 
