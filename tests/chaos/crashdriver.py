@@ -8,6 +8,7 @@ every save answered is a whole ZIP after the kill, and no save leaves a partial 
 another creates a section and moves the thread into it (`crash_sections`), and another sets the
 thread's goal (`crash_goals`), and another attaches a payload to the thread (`crash_attachments`),
 and one queues messages on a side thread (`crash_queue`) and creates projects (`crash_projects`).
+Plugins are installed and uninstalled one at a time (`crash_plugins`).
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from typing import Any
 
 from tests.chaos.crash_attachments import AttachmentAdds
 from tests.chaos.crash_goals import GoalSets
+from tests.chaos.crash_plugins import PluginInstalls
 from tests.chaos.crash_imports import ImportRecords
 from tests.chaos.crash_projects import ProjectCreates
 from tests.chaos.crash_queue import QueueAdds
@@ -151,6 +153,7 @@ class CrashDriver:
         self.saves_asked: list[Path] = []
         self.saves_answered: set[str] = set()
         self.goals = GoalSets()
+        self.plugins = PluginInstalls(home.parent / "plugin-market", home)
         self.skills = SkillDisables()
         self.sections = SectionMoves()
         self.imports = ImportRecords()
@@ -181,6 +184,7 @@ class CrashDriver:
             await self.projects.check(queue_client)
             await self.queue.prepare(queue_client, self.workdir, self.fake)
             if not self.thread_id:
+                await self.plugins.prepare(clients[0])
                 params = {"cwd": str(self.workdir), "sandbox": "read-only", "approvalPolicy": "on-request"}
                 self.thread_id = (await clients[0].request("thread/start", params))["thread"]["id"]
                 marks = [c.mark() for c in clients]
@@ -194,6 +198,7 @@ class CrashDriver:
                 await self.sections.check(clients[0], self.thread_id)
                 await self.imports.check(clients[0])
                 await self.attachments.check(clients[0], self.thread_id)
+                await self.plugins.check(clients[0])
             if kill:
                 await self.drive_until_kill(server, clients)
                 self.saves_answered |= {
@@ -263,6 +268,7 @@ class CrashDriver:
                 pending.append(asyncio.create_task(self.imports.step(rng.choice(clients), self._turn_no)))
                 attach_step = self.attachments.step(rng.choice(clients), self.thread_id, self._turn_no)
                 pending.append(asyncio.create_task(attach_step))
+                pending.append(asyncio.create_task(self.plugins.step(rng.choice(clients), self._turn_no)))
                 if self.queue_client is not None:
                     pending.append(asyncio.create_task(self.queue.step(self.queue_client, self._turn_no)))
                     project_step = self.projects.step(self.queue_client, self._turn_no)
