@@ -2,9 +2,10 @@
 `/etc/codex/requirements.toml` (Tether: `$TETHER_SYSTEM_CONFIG_DIR`, default `/etc/tether`).
 
 An administrator limits the approval policies and sandbox modes users may pick. Tether honours
-`allowed_approval_policies` and `allowed_sandbox_modes`; a requirements file that cannot be read
-or does not parse fails closed (threads and turns are refused until it is fixed) rather than
-lifting the limits it was meant to set.
+`allowed_approval_policies` and `allowed_sandbox_modes` (which must allow read-only, as Codex
+insists); a requirements file that cannot be read, does not parse or breaks that rule fails
+closed (threads and turns are refused until it is fixed) rather than lifting the limits it was
+meant to set.
 """
 
 from __future__ import annotations
@@ -20,6 +21,11 @@ from tether_server.errors import ConfigError
 FILE = "requirements.toml"
 APPROVAL_POLICIES = ("untrusted", "on-failure", "on-request", "never")
 SANDBOX_MODES = ("read-only", "workspace-write", "danger-full-access")
+_MODE_NAMES = {
+    "read-only": "ReadOnly",
+    "workspace-write": "WorkspaceWrite",
+    "danger-full-access": "DangerFullAccess",
+}
 # Every field of Codex's ConfigRequirements, in its order; Tether fills the ones it honours.
 WIRE_FIELDS = (
     "modelProvider", "modelProviders", "allowedLoginMethods", "cliAuthCredentialsStore", "chatgptBaseUrl",
@@ -70,8 +76,12 @@ def load_requirements(folder: Path | None = None) -> Requirements | None:
         return None
     except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
         raise ConfigError(f"{path}: {exc}") from None
-    return Requirements(
-        path,
-        _allowed(table, "allowed_approval_policies", APPROVAL_POLICIES, path),
-        _allowed(table, "allowed_sandbox_modes", SANDBOX_MODES, path),
-    )
+    modes = _allowed(table, "allowed_sandbox_modes", SANDBOX_MODES, path)
+    if modes is not None and "read-only" not in modes:
+        # Codex refuses to start with these words: read-only is what any profile falls back to.
+        names = ", ".join(_MODE_NAMES[m] for m in modes)
+        raise ConfigError(
+            f"invalid value for `allowed_sandbox_modes`: `[{names}]` is not in the allowed set must include "
+            f"'read-only' to allow any PermissionProfile (set by {path})"
+        )
+    return Requirements(path, _allowed(table, "allowed_approval_policies", APPROVAL_POLICIES, path), modes)

@@ -143,11 +143,22 @@ async def test_never_without_the_sandbox_it_needs_is_refused(start_app: StartApp
     assert listed["data"] == []
 
 
-async def test_an_unreadable_requirements_file_refuses_threads(start_app: StartApp, tmp_path: Path) -> None:
-    server = await start_app(
-        env={"TETHER_SYSTEM_CONFIG_DIR": str(_system(tmp_path, "allowed_sandbox_modes = 3\n"))}
+async def test_an_unusable_requirements_file_refuses_threads(start_app: StartApp, tmp_path: Path) -> None:
+    folder = _system(tmp_path, "allowed_sandbox_modes = 3\n")
+    server = await start_app(env={"TETHER_SYSTEM_CONFIG_DIR": str(folder)})
+    refused = []
+    for rules in ("allowed_sandbox_modes = 3\n", 'allowed_sandbox_modes = ["workspace-write"]\n'):
+        (folder / "requirements.toml").write_text(rules)
+        with pytest.raises(RpcErrorReply) as caught:
+            await server.request("thread/start", {})
+        refused.append((caught.value.code, caught.value.message))
+    listed = await server.request("thread/loaded/list", {})
+
+    assert refused[0][0] == -32600 and "requirements.toml" in refused[0][1]
+    # Codex refuses to start with this message; Tether refuses threads until the file is fixed.
+    assert refused[1] == (
+        -32600,
+        "invalid value for `allowed_sandbox_modes`: `[WorkspaceWrite]` is not in the allowed set "
+        f"must include 'read-only' to allow any PermissionProfile (set by {folder / 'requirements.toml'})",
     )
-    with pytest.raises(RpcErrorReply) as caught:
-        await server.request("thread/start", {})
-    assert caught.value.code == -32600
-    assert "requirements.toml" in caught.value.message
+    assert listed["data"] == []
