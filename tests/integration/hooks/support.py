@@ -50,7 +50,9 @@ async def run_turn(
         thread_id = str(started["thread"]["id"])
     mark = server.mark()
     await server.request("turn/start", {"threadId": thread_id, "input": [{"type": "text", "text": text}]})
-    await server.notification("turn/completed", after=mark)
+    done = await server.notification("turn/completed", after=mark)
+    turn = done["params"]["turn"]
+    assert turn["status"] == "completed", turn
     return thread_id, mark
 
 
