@@ -51,6 +51,8 @@ class HookLayer:
     path: Path
     source: str = "user"  # HookSource on the wire: user, project, plugin...
     plugin_id: str | None = None
+    key_prefix: str | None = None
+    """What a hook's key starts with: the file's path, or for a plugin `<plugin id>:<file>`."""
 
 
 @dataclass(frozen=True)
@@ -164,7 +166,7 @@ def _handler(
     definition = {"event": event, "matcher": matcher, "handler": handler}
     digest = hashlib.sha256(json.dumps(definition, sort_keys=True, default=str).encode()).hexdigest()
     return Hook(
-        key=f"{layer.path}:{snake}:{g}:{h}",
+        key=f"{layer.key_prefix or layer.path}:{snake}:{g}:{h}",
         event=event,
         command=command,
         matcher=matcher if isinstance(matcher, str) else None,

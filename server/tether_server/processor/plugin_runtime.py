@@ -75,7 +75,10 @@ def hook_source(home: Path) -> Callable[[Path], list[HookLayer]]:
             key = None
         if key != cache["key"]:
             found = installed_plugin_contributions(home)
-            cache["layers"] = [HookLayer(h.table, h.path, "plugin", h.plugin_id) for h in found.hooks]
+            cache["layers"] = [
+                HookLayer(h.table, h.path, "plugin", h.plugin_id, f"{h.plugin_id}:{h.file_name}")
+                for h in found.hooks
+            ]
             cache["key"] = key
         return list(cache["layers"])
 

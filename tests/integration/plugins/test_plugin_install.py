@@ -115,6 +115,7 @@ async def test_installed_plugin_brings_its_skill_and_mcp_server_to_the_next_thre
             "untrusted",
         )
         assert hook["sourcePath"] == str(home / "plugins/cache" / MARKET / PLUGIN / "0.1.0/hooks.json")
+        assert hook["key"] == f"{PLUGIN_ID}:hooks.json:pre_tool_use:0:0"  # as plugin/read names it
 
         # skills/list shows the skill as Codex does: named after its plugin, scope user.
         listed_skills = (await server.request("skills/list", {"cwds": [str(workdir)]}))["data"][0]["skills"]
