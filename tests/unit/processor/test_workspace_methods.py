@@ -289,8 +289,7 @@ async def test_hooks_list_reports_a_configured_hook_untrusted_until_its_hash_is_
     assert entry["warnings"] == []
     # Trusted as Codex records it: the hook's current hash under `hooks.state."<key>"`.
     state = {listed["key"]: {"trusted_hash": listed["currentHash"]}}
-    await client.request(
-        "config/batchWrite", {"edits": [{"keyPath": "hooks.state", "value": state, "mergeStrategy": "upsert"}]}
-    )
+    edit = {"keyPath": "hooks.state", "value": state, "mergeStrategy": "upsert"}
+    await client.request("config/batchWrite", {"edits": [edit]})
     (entry,) = (await client.request("hooks/list", {"cwds": [str(workdir)]}))["data"]
     assert entry["hooks"][0]["trustStatus"] == "trusted"
