@@ -17,6 +17,7 @@ import pytest
 from tests.support import prereqs
 from tests.support.appserver import AppServer, mock_provider_args
 from tests.support.inprocess import InProcessServer
+from tests.support.postgres import postgres_cluster, postgres_url  # noqa: F401 - fixtures
 from tether_testing.fake_responses import FakeResponsesServer
 
 TESTS = Path(__file__).resolve().parent

@@ -36,6 +36,13 @@ def _parser() -> argparse.ArgumentParser:
     add_config_overrides(app_server, profile=True)
     app_server.add_argument("--strict-config", action="store_true", help="unknown config keys are errors")
     app_server.add_argument(
+        "--store",
+        default=None,
+        metavar="URL",
+        help="sqlite:///PATH (default: $TETHER_HOME/tether.sqlite) or postgresql://USER@HOST:PORT/DB; "
+        "also $TETHER_STORE and config key `store`",
+    )
+    app_server.add_argument(
         "--log-level",
         default=None,
         choices=["debug", "info", "warning", "error", "critical"],

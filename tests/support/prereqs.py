@@ -16,6 +16,8 @@ from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 
+from tests.support import postgres
+
 CODEX_VERSION = "0.169.0"
 CODEX_BIN = (
     Path(os.environ.get("TETHER_CODEX_PREFIX", Path.home() / ".cache" / "tether-ci" / "codex"))
@@ -43,6 +45,8 @@ def _codex_ok() -> bool:
     return out.stdout.strip() == f"codex-cli {CODEX_VERSION}"
 
 
+# Every store test runs on PostgreSQL too (tests/support/postgres.py starts a throwaway cluster).
+_POSTGRES = ("unit/store", "integration/store_postgres")
 _SANDBOXED = ("integration", "chaos", "e2e", "conformance", "docs", "unit/sandbox")
 _CHECKS: list[tuple[Need, Callable[[], bool]]] = [
     (Need("bubblewrap (bwrap)", _SANDBOXED), lambda: shutil.which("bwrap") is not None),
@@ -53,6 +57,7 @@ _CHECKS: list[tuple[Need, Callable[[], bool]]] = [
     (Need("jq", ("docs",)), lambda: shutil.which("jq") is not None),
     (Need("curl", ("docs",)), lambda: shutil.which("curl") is not None),
     (Need("libfuse2", ("chaos/test_readonly_db.py",)), lambda: ctypes.util.find_library("fuse") is not None),
+    (Need("PostgreSQL (initdb, pg_ctl; as root also the postgres user)", _POSTGRES), postgres.available),
 ]
 
 

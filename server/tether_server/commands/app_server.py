@@ -70,12 +70,14 @@ def _prepare_app_server(args: argparse.Namespace, spawner: int) -> tuple[App, Se
     from tether_server.errors import ConfigError
     from tether_server.home_path import tether_home
     from tether_server.serve_options import private_paths
+    from tether_server.store import urls
 
     home = tether_home()
     try:
         prepare_home(home)
         options = serve_options(args, home)
         loaded = load_config(home, args.overrides, strict=args.strict_config, profile=args.profile)
+        store_factory = urls.store_factory(urls.chosen_url(args.store, os.environ, loaded.config.store))
     except ConfigError as exc:
         sys.stderr.write(f"tether: configuration error: {exc.message}\n")
         return 2
@@ -94,6 +96,7 @@ def _prepare_app_server(args: argparse.Namespace, spawner: int) -> tuple[App, Se
         max_inflight=args.max_inflight_requests,
         max_inflight_per_connection=args.max_inflight_per_connection,
         hidden_paths=private_paths(home, options),
+        store_factory=store_factory,
     )
     import tether_server.serve  # noqa: F401 - loaded here, off the event loop (and off the front's path)
 

@@ -173,6 +173,8 @@ class Config(_Table):
     thread_unload_delay_secs: StrictInt = Field(default=60, ge=0)
     # Where `tether login` keeps the API key; unset means "file" (Codex's default).
     cli_auth_credentials_store: CredentialsStore | None = None
+    # Where threads are stored (`--store`, `$TETHER_STORE` win): sqlite:///PATH or postgresql://…
+    store: StrictStr | None = None
 
     profile: StrictStr | None = None
     profiles: dict[str, dict[str, Any]] = Field(default_factory=dict)

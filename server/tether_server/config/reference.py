@@ -84,6 +84,11 @@ NOTES: dict[str, tuple[str, str]] = {
         "Seconds a thread with no subscribers and no activity stays loaded before unloading.",
     ),
     "cli_auth_credentials_store": (SAME, "Where `tether login` keeps the API key (unset: `file`)."),
+    "store": (
+        TETHER,
+        "Where threads are stored: `sqlite:///PATH` (unset: `$TETHER_HOME/tether.sqlite`) or "
+        "`postgresql://USER@HOST:PORT/DB`; `--store` and `$TETHER_STORE` take precedence.",
+    ),
     "profile": (SAME, "The profile to apply (also `--profile`)."),
     "profiles": (SAME, "Named sets of keys, applied over the top level by `profile`."),
     "tether": (TETHER, "Settings only Tether reads."),

@@ -1,4 +1,4 @@
-"""Every behaviour test in this folder runs against both ThreadStore implementations."""
+"""Every behaviour test in this folder runs against every ThreadStore implementation."""
 
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ import pytest
 
 from tether_server.store.base import ThreadStore
 from tether_server.store.memory import MemoryThreadStore
+from tether_server.store.postgres import PostgresThreadStore
 from tether_server.store.sqlite import SqliteThreadStore
 
 # SQLite searches either scan a window of threads in page order or use the full-text index, whose
@@ -22,10 +23,12 @@ SQLITE_SEARCH_VARIANTS = {
 }
 
 
-@pytest.fixture(params=["memory", *SQLITE_SEARCH_VARIANTS])
+@pytest.fixture(params=["memory", *SQLITE_SEARCH_VARIANTS, "postgres"])
 async def store(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIterator[ThreadStore]:
     chosen: ThreadStore = MemoryThreadStore()
-    if request.param in SQLITE_SEARCH_VARIANTS:
+    if request.param == "postgres":
+        chosen = PostgresThreadStore(request.getfixturevalue("postgres_url"))
+    elif request.param in SQLITE_SEARCH_VARIANTS:
         chosen = SqliteThreadStore(tmp_path / "tether.db", **SQLITE_SEARCH_VARIANTS[request.param])
     await chosen.open()
     yield chosen
