@@ -40,6 +40,9 @@ class TurnSettings:
     """Context the client gave with the latest `turn/start`: told the model once, with that input,
     then dropped (not saved with the thread's settings)."""
     no_environment: bool = False
+    disabled_plugin_ids: tuple[str, ...] = ()
+    """`turn/start`'s `disabledPluginIds`, kept with the thread and reported back; as in Codex
+    0.169.0 it does not yet filter what plugins contribute."""
     """`turn/start` chose no environment (`environments: []`): no folder in the model's context and
     no command, patch or image tool runs, as in Codex 0.169.0, until a turn selects `local` again."""
 
@@ -65,6 +68,7 @@ class TurnSettings:
             "collaborationMode": self.collaboration_mode,
             "collaborationInstructions": self.collaboration_instructions,
             "noEnvironment": self.no_environment,
+            "disabledPluginIds": list(self.disabled_plugin_ids),
         }
 
     @classmethod
@@ -85,6 +89,7 @@ class TurnSettings:
             collaboration_mode=data.get("collaborationMode") or "default",
             collaboration_instructions=data.get("collaborationInstructions"),
             no_environment=bool(data.get("noEnvironment")),
+            disabled_plugin_ids=tuple(str(p) for p in data.get("disabledPluginIds") or ()),
         )
 
 

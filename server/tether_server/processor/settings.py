@@ -243,5 +243,6 @@ def settings_view(settings: TurnSettings) -> ThreadSettings:
             "collaborationMode": collaboration_json(settings),
             "multiAgentMode": "explicitRequestOnly",
             "personality": settings.personality,
+            "disabledPluginIds": list(settings.disabled_plugin_ids),
         }
     )

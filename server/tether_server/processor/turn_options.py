@@ -47,6 +47,8 @@ def apply(config: Config, settings: TurnSettings, params: TurnStartParams) -> Tu
         if params.sandbox_policy is not None:
             raise InvalidRequest("`permissions` cannot be combined with `sandboxPolicy`")
         settings = replace(settings, sandbox_policy=_profile_policy(config, params.permissions))
+    if params.disabled_plugin_ids is not None:
+        settings = replace(settings, disabled_plugin_ids=tuple(params.disabled_plugin_ids))
     if params.environments == []:
         # As Codex 0.169.0: the turn runs with no environment (no folder, no tools that need one).
         settings = replace(settings, no_environment=True)

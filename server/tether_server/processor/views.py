@@ -92,6 +92,7 @@ def session_response(cls: type[S], thread: Thread, settings: TurnSettings, **ext
             "runtime_workspace_roots": [settings.cwd],
             "active_permission_profile": profile,
             "multi_agent_mode": "explicitRequestOnly",
+            "disabled_plugin_ids": list(settings.disabled_plugin_ids),
             **extra,
         }
     )
