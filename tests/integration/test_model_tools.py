@@ -13,8 +13,13 @@ from tether_testing import script
 from tether_testing.fake_responses import FakeResponsesServer
 
 FACTS = json.loads((Path(__file__).parent / "codex_facts" / "model_tools.json").read_text())
-# Codex's MCP resource tools, which Tether does not offer (docs/protocol.md, "The model's tools").
-RESOURCE_TOOLS = {"list_mcp_resources", "list_mcp_resource_templates", "read_mcp_resource"}
+README = {
+    "server": "fx",
+    "uri": "fixture://readme",
+    "name": "readme",
+    "description": "The fixture's readme.",
+    "mimeType": "text/plain",
+}
 
 
 def _shape(value: Any) -> Any:
@@ -75,8 +80,8 @@ async def test_mcp_tools_are_deferred_behind_tool_search_as_codex_defers_them(
     tools = await _first_request_tools(
         start_server, fake_model, workdir, *stdio_server("fx"), "-c", 'web_search="cached"'
     )
-    expected = [t for t in FACTS["mcp"] if _name(t) not in RESOURCE_TOOLS]
-    assert _shape(tools) == expected
+    # The MCP resource tools come with a configured server, between write_stdin and request_user_input.
+    assert _shape(tools) == FACTS["mcp"]
     assert not [t for t in tools if _name(t).startswith("mcp__")]
 
 
@@ -119,3 +124,62 @@ async def test_tool_search_answers_as_codex_and_a_found_tool_is_called_in_its_na
         i for i in fake_model.requests[2].body["input"] if i.get("call_id") == "call_lk" and "output" in i
     ]
     assert '"value": "ABC"' in output["output"]
+
+
+async def test_the_resource_tools_answer_as_codex(
+    start_server: StartServer, fake_model: FakeResponsesServer, workdir: Path
+) -> None:
+    server = await start_server(*stdio_server("fx"))
+    await wait_status(server, "fx", "connected")
+    calls = [
+        ("c1", "list_mcp_resources", {}),
+        ("c2", "list_mcp_resources", {"server": "fx"}),
+        ("c3", "list_mcp_resource_templates", {}),
+        ("c4", "read_mcp_resource", {"server": "fx", "uri": "fixture://readme"}),
+        ("c5", "read_mcp_resource", {"server": "nope", "uri": "x://y"}),
+        ("c6", "list_mcp_resources", {"server": "nope"}),
+        ("c7", "read_mcp_resource", {"server": "fx", "uri": "fixture://missing"}),
+    ]
+    fake_model.add(
+        script.reply(*(script.function_call(name, args, cid) for cid, name, args in calls)),
+        script.text_reply("done"),
+    )
+    thread = await server.request("thread/start", {"cwd": str(workdir), "approvalPolicy": "never"})
+    mark, turn = await run_turn(server, thread["thread"]["id"], "what resources are there?")
+    assert turn["status"] == "completed"
+    outputs = {
+        i["call_id"]: i["output"]
+        for i in fake_model.requests[1].body["input"]
+        if i["type"] == "function_call_output"
+    }
+    # Codex 0.169.0's outputs for the same calls (the missing resource's error comes from the server).
+    assert json.loads(outputs["c1"]) == {"resources": [README]}
+    assert json.loads(outputs["c2"]) == {"server": "fx", "resources": [README]}
+    assert json.loads(outputs["c3"]) == {"resourceTemplates": []}
+    assert json.loads(outputs["c4"]) == {
+        "server": "fx",
+        "uri": "fixture://readme",
+        "contents": [{"uri": "fixture://readme", "mimeType": "text/plain", "text": "fixture readme"}],
+    }
+    assert outputs["c5"] == outputs["c6"] == "unknown MCP server 'nope'"
+    assert outputs["c7"].startswith(
+        "resources/read failed: resources/read failed for `fx` (fixture://missing): "
+    )
+    assert "Unknown resource: fixture://missing" in outputs["c7"]
+
+    # As Codex: an mcpToolCall item per call to a known server, `codex` when a list names none.
+    done = {i["id"]: i for i in items_of(server, mark, "item/completed", "mcpToolCall")}
+    assert sorted(done) == ["c1", "c2", "c3", "c4", "c7"]
+    assert [(done[c]["server"], done[c]["tool"], done[c]["status"]) for c in sorted(done)] == [
+        ("codex", "list_mcp_resources", "completed"),
+        ("fx", "list_mcp_resources", "completed"),
+        ("codex", "list_mcp_resource_templates", "completed"),
+        ("fx", "read_mcp_resource", "completed"),
+        ("fx", "read_mcp_resource", "failed"),
+    ]
+    assert done["c3"]["result"] == {
+        "content": [{"type": "text", "text": '{"resourceTemplates":[]}'}],
+        "structuredContent": None,
+        "_meta": None,
+    }
+    assert done["c7"]["error"]["message"] == outputs["c7"]

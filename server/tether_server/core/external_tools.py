@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from tether_server.core import dynamic_calls, mcp_calls, tool_search, web_search
+from tether_server.core import dynamic_calls, mcp_calls, mcp_resources, tool_search, web_search
 from tether_server.core.agent_tools import AgentTools
 from tether_server.core.dynamic_calls import DynamicTools
 from tether_server.core.tool_calls import BUILTIN_HEAD, BUILTIN_TAIL
@@ -48,7 +48,11 @@ def registry(
     after them; `deferred`: MCP tools behind `tool_search` (the provider runs the Responses API)."""
     hosted, servers = HostedSearch(web_search_mode), McpTools(mcp, deferred)
     client = ClientTools(dynamic)
-    core: list[ToolSource] = [HEAD, TAIL] if modes is None else [HEAD, modes, TAIL]
+    # Codex's order: the shell tools, the MCP resource tools (with a server configured), the mode's
+    # tool, then apply_patch and view_image.
+    resources = mcp_resources.tools(mcp)
+    head: list[ToolSource] = [HEAD] if resources is None else [HEAD, resources]
+    core: list[ToolSource] = [*head, TAIL] if modes is None else [*head, modes, TAIL]
     if goals is not None:
         core.append(goals)
     search: list[ToolSource] = [DeferredSearch(mcp, agents)] if deferred else []

@@ -270,6 +270,38 @@ class ServerConnection:
             raise McpCallError("the server answered with a result Tether does not understand")
         return result
 
+    async def list_resources(self) -> list[mt.Resource]:
+        """The server's resources, asked now (every page)."""
+        session = self._live()
+        found: list[mt.Resource] = []
+        cursor: str | None = None
+        with _as_call_error("resource list timed out"), anyio.fail_after(self.config.tool_timeout_sec):
+            while True:
+                page = await session.list_resources(
+                    params=mt.PaginatedRequestParams(cursor=cursor) if cursor else None
+                )
+                found.extend(page.resources)
+                cursor = page.next_cursor
+                if not cursor:
+                    return found
+
+    async def list_resource_templates(self) -> list[mt.ResourceTemplate]:
+        """The server's resource templates, asked now (every page)."""
+        session = self._live()
+        found: list[mt.ResourceTemplate] = []
+        cursor: str | None = None
+        with (
+            _as_call_error("resource template list timed out"),
+            anyio.fail_after(self.config.tool_timeout_sec),
+        ):
+            while True:
+                params = mt.PaginatedRequestParams(cursor=cursor) if cursor else None
+                page = await session.list_resource_templates(params=params)
+                found.extend(page.resource_templates)
+                cursor = page.next_cursor
+                if not cursor:
+                    return found
+
     async def read_resource(self, uri: str) -> mt.ReadResourceResult:
         session = self._live()
         with _as_call_error("resource read timed out"), anyio.fail_after(self.config.tool_timeout_sec):
