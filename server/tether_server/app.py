@@ -8,14 +8,14 @@ import os
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import Any, Protocol
 
 from tether_protocol import server_methods as sm
 from tether_protocol.methods import CLIENT_METHODS
 from tether_protocol.v2.notifications import ConfigWarningNotification
 from tether_server import __version__, log, metrics, telemetry, warm_up
 from tether_server.auth import Credentials
-from tether_server.config import Config, LoadedConfig, prepare_home, resolve_api_key
+from tether_server.config import Config, LoadedConfig, prepare_home
 from tether_server.config.model import OtelExporter
 from tether_server.core import compaction, web_search
 from tether_server.core.execpolicy import RULES_DIR, ExecRules
@@ -35,12 +35,9 @@ from tether_server.processor.read_marks import ReadMarks
 from tether_server.processor.state import ServerState
 from tether_server.processor.subagents import SubAgents
 from tether_server.processor.subscriptions import Subscriptions
-from tether_server.providers.base import ModelProvider, ProviderSettings
-from tether_server.providers.deferred import DeferredProvider, responses_loaded
+from tether_server.provider_pool import Providers
+from tether_server.providers.base import ModelProvider
 from tether_server.providers.served_windows import ServedWindows, chat_servers
-
-if TYPE_CHECKING:
-    from tether_server.providers.responses import ResponsesProvider
 from tether_server.rpc.connection import Connection
 from tether_server.rpc.dispatcher import Dispatcher
 from tether_server.rpc.outgoing import ServerRequests, send_notification
@@ -73,65 +70,6 @@ def command_env(environ: Mapping[str, str], config: Config) -> dict[str, str]:
         set_vars=policy.set,
         always_removed=provider_keys,
     )
-
-
-class Providers:
-    """One provider client per configured provider id, created on first use.
-
-    A client is replaced when its key changes (a login or logout while the daemon runs); the
-    old one may still be streaming a turn, so it is closed only at shutdown.
-    """
-
-    def __init__(self, loaded: LoadedConfig, credentials: Credentials) -> None:
-        self._loaded = loaded
-        self._credentials = credentials
-        self._cache: dict[str, ResponsesProvider] = {}
-        self._retired: list[ResponsesProvider] = []
-        # Who hears each successful response's headers (the rate-limit notifier, once wired).
-        self.header_listeners: list[Callable[[Mapping[str, str]], None]] = []
-
-    def __call__(self, provider_id: str) -> ModelProvider:
-        if provider_id not in self._cache and not responses_loaded():
-            # httpx (and its TLS set-up) loads on the first model request, not at daemon start,
-            # and off the event loop; the real client is made (and cached) once it has loaded.
-            return DeferredProvider(functools.partial(self, provider_id))
-        info = self._loaded.config.model_providers[provider_id]
-        api_key = resolve_api_key(info, os.environ, self._credentials.api_key())
-        cached = self._cache.get(provider_id)
-        if cached is not None and cached.settings.api_key != api_key:
-            self._retired.append(self._cache.pop(provider_id))
-        if provider_id not in self._cache:
-            settings = ProviderSettings(
-                name=provider_id,
-                base_url=(info.base_url or "").rstrip("/"),
-                api_key=api_key,
-                http_headers=dict(info.http_headers or {}),
-                query_params=dict(info.query_params or {}),
-                stream_idle_timeout_s=info.stream_idle_timeout_ms / 1000,
-                request_max_retries=info.request_max_retries,
-                stream_max_retries=info.stream_max_retries,
-                on_response_headers=self._headers_seen,
-            )
-            self._cache[provider_id] = _provider_for(info.wire_api, settings)
-        return self._cache[provider_id]
-
-    def _headers_seen(self, headers: Mapping[str, str]) -> None:
-        for listener in self.header_listeners:
-            listener(headers)
-
-    async def aclose(self) -> None:
-        for provider in [*self._cache.values(), *self._retired]:
-            await provider.aclose()
-
-
-def _provider_for(wire_api: str, settings: ProviderSettings) -> ResponsesProvider:
-    from tether_server.providers.responses import ResponsesProvider
-
-    if wire_api == "chat":
-        from tether_server.providers.chat import ChatProvider
-
-        return ChatProvider(settings)
-    return ResponsesProvider(settings)
 
 
 class SandboxGate:
@@ -274,6 +212,7 @@ class App:
             ),
         )
         processor_mcp.wire_up(state, mcp)
+        state.server_requests = requests
         if isinstance(providers, Providers):
             providers.header_listeners.append(functools.partial(rate_limits.headers_seen, state))
         plugin_runtime.wire_up(state, plugin_skills)
@@ -353,6 +292,8 @@ class App:
         if running is None:
             return
         running.unloader.shutdown()
+        if running.state.chatgpt_login is not None:
+            running.state.chatgpt_login.close()
         await running.state.threads.shutdown()
         if running.state.mcp is not None:
             await running.state.mcp.close()

@@ -75,11 +75,15 @@ async def test_a_key_given_by_login_start_serves_the_next_turn(
     assert [r.header("authorization") for r in fake_model.requests] == [f"Bearer {KEY}"]
 
 
-async def test_chatgpt_sign_in_gets_a_clear_error_and_stores_nothing(start_server: StartServer) -> None:
+async def test_device_code_sign_in_gets_a_clear_error_and_stores_nothing(start_server: StartServer) -> None:
     server = await start_server(*OPENAI_AUTH, env=NO_ENV_KEY)
 
     errors = []
-    for params in ({"type": "chatgpt"}, {"type": "chatgptDeviceCode"}, {"type": "apiKey", "apiKey": "  "}):
+    for params in (
+        {"type": "chatgptDeviceCode"},
+        {"type": "amazonBedrock"},
+        {"type": "apiKey", "apiKey": "  "},
+    ):
         try:
             await server.request("account/login/start", params)
         except RpcErrorReply as exc:
@@ -87,9 +91,9 @@ async def test_chatgpt_sign_in_gets_a_clear_error_and_stores_nothing(start_serve
     account = await server.request("account/read", {})
 
     assert [e.code for e in errors] == [-32600, -32600, -32602]
-    assert errors[0].message.startswith("ChatGPT sign-in is not supported by Tether")
+    assert errors[0].message.startswith("ChatGPT device-code sign-in is not supported by Tether")
     assert '"type": "apiKey"' in errors[0].message
-    assert errors[0].data == {"reason": "unsupportedLoginType", "type": "chatgpt"}
+    assert errors[0].data == {"reason": "unsupportedLoginType", "type": "chatgptDeviceCode"}
     assert "`apiKey` must be a non-empty string" in errors[2].message
     assert account["account"] is None
     assert not (server.home / "auth.json").exists()

@@ -1,8 +1,10 @@
-"""`account/read`: who the daemon talks to the model as. Tether uses provider API keys only."""
+"""`account/read` and sign-in: an API key, or a ChatGPT account (browser sign-in or app-supplied tokens)."""
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Any, Literal
+
+from pydantic import SerializerFunctionWrapHandler, model_serializer
 
 from tether_protocol.common import WireModel
 
@@ -19,10 +21,19 @@ class ApiKeyAccount(WireModel):
     type: Literal["apiKey"] = "apiKey"
 
 
-class GetAccountResponse(WireModel):
-    """`account/read` result: `account` is null when the provider's key is not set."""
+class ChatgptAccount(WireModel):
+    """A ChatGPT account: `email` and `planType` come from the sign-in's id_token claims."""
 
-    account: ApiKeyAccount | None = None
+    type: Literal["chatgpt"] = "chatgpt"
+    email: str | None = None
+    plan_type: str = "unknown"
+    workspace_name: str | None = None
+
+
+class GetAccountResponse(WireModel):
+    """`account/read` result: `account` is null when there is no key and no ChatGPT sign-in."""
+
+    account: ApiKeyAccount | ChatgptAccount | None = None
     requires_openai_auth: bool = False
     user_id: str | None = None
 
@@ -35,18 +46,47 @@ LoginType = Literal[
 class LoginAccountParams(WireModel):
     """`account/login/start` params. Codex's union is flattened: `type` says which sign-in.
 
-    Tether takes `apiKey` only; the ChatGPT and Bedrock types parse, so that the server can
-    answer them with a clear error instead of a validation failure.
+    The Bedrock types parse, so that the server can answer them with a clear error instead of a
+    validation failure.
     """
 
     type: LoginType
     api_key: str | None = None
+    access_token: str | None = None
+    chatgpt_account_id: str | None = None
+    chatgpt_plan_type: str | None = None
+    codex_streamlined_login: bool | None = None
+    use_hosted_login_success_page: bool | None = None
+    app_brand: str | None = None
 
 
 class LoginAccountResponse(WireModel):
-    """`account/login/start` result for an API key: nothing to open in a browser."""
+    """`account/login/start` result: `chatgpt` adds the URL to open and the sign-in's id."""
 
-    type: Literal["apiKey"] = "apiKey"
+    type: Literal["apiKey", "chatgpt", "chatgptDeviceCode", "chatgptAuthTokens"] = "apiKey"
+    login_id: str | None = None
+    auth_url: str | None = None
+
+    @model_serializer(mode="wrap")
+    def _own_keys(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        # Each variant of Codex's union has only its own keys: no null loginId for an API key.
+        dumped: dict[str, Any] = handler(self)
+        return {k: v for k, v in dumped.items() if v is not None}
+
+
+class ChatgptAuthTokensRefreshParams(WireModel):
+    """`account/chatgptAuthTokens/refresh` (server request): the app's tokens were refused."""
+
+    reason: Literal["unauthorized"] = "unauthorized"
+    previous_account_id: str | None = None
+
+
+class ChatgptAuthTokensRefreshResponse(WireModel):
+    """The app's answer: fresh tokens for the same (or another) workspace."""
+
+    access_token: str
+    chatgpt_account_id: str
+    chatgpt_plan_type: str | None = None
 
 
 class AccountLoginCompletedNotification(WireModel):
@@ -58,7 +98,7 @@ class AccountLoginCompletedNotification(WireModel):
 
 
 class AccountUpdatedNotification(WireModel):
-    """`account/updated`: the account changed; `authMode` is `apikey`, or null when signed out."""
+    """`account/updated`: the account changed; `authMode` is null when signed out."""
 
-    auth_mode: Literal["apikey"] | None = None
-    plan_type: None = None
+    auth_mode: Literal["apikey", "chatgpt", "chatgptAuthTokens"] | None = None
+    plan_type: str | None = None

@@ -1,4 +1,4 @@
-"""The daemon's view of the stored API key: loaded at start, changed by login and logout."""
+"""The daemon's view of the stored credentials (an API key or ChatGPT tokens), changed by login and logout."""
 
 from __future__ import annotations
 
@@ -49,6 +49,9 @@ class Credentials:
 
     def __init__(self, store: CredentialStore) -> None:
         self.store = store
+        # `chatgptAuthTokens`: tokens an app supplies; never written anywhere (Codex keeps them
+        # in memory too) and gone at the next login, logout or restart.
+        self.external: dict[str, str] | None = None
         self._auth: StoredAuth | None = None
         self._seen: tuple[int, int, int] | None = None
 
@@ -79,6 +82,25 @@ class Credentials:
             self.reload()
         return self._auth.api_key if self._auth else None
 
+    def chatgpt_tokens(self) -> dict[str, str] | None:
+        """The tokens of the current ChatGPT sign-in (the app's, else the stored ones), or None."""
+        if self.external is not None:
+            return self.external
+        if isinstance(self.store, FileStore) and self._signature() != self._seen:
+            self.reload()
+        return self._auth.tokens if self._auth else None
+
+    async def login_chatgpt(self, tokens: dict[str, str], refreshed_at: str) -> None:
+        """Store a browser sign-in's tokens, replacing any stored key or tokens.
+
+        Raises:
+            CredentialStoreError: the store refused the write.
+        """
+        auth = StoredAuth(None, dict(tokens), refreshed_at)
+        await asyncio.to_thread(self.store.save, auth)
+        self._auth, self._seen, self.external = auth, self._signature(), None
+        _log.info("auth.login_chatgpt", store=self.store.label)
+
     async def login(self, api_key: str) -> None:
         """Store `api_key`, replacing any stored one.
 
@@ -87,7 +109,7 @@ class Credentials:
         """
         auth = StoredAuth(api_key)
         await asyncio.to_thread(self.store.save, auth)
-        self._auth, self._seen = auth, self._signature()
+        self._auth, self._seen, self.external = auth, self._signature(), None
         _log.info("auth.login", store=self.store.label)
 
     async def logout(self) -> bool:
@@ -97,7 +119,8 @@ class Credentials:
             CredentialStoreError: the store refused the removal.
         """
         removed = await asyncio.to_thread(self.store.delete)
-        self._auth, self._seen = None, self._signature()
+        removed = removed or self.external is not None
+        self._auth, self._seen, self.external = None, self._signature(), None
         _log.info("auth.logout", store=self.store.label, removed=removed)
         return removed
 

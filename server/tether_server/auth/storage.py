@@ -3,7 +3,8 @@
 `cli_auth_credentials_store` picks the place, with Codex's values: `file` (the default), `keyring`
 (fail when no keyring is usable), `auto` (the keyring when a recommended one exists, else the file)
 and `ephemeral` (this process only). auth.json keeps Codex's shape, so the key sits under
-`OPENAI_API_KEY`; the keyring entry holds the same JSON document.
+`OPENAI_API_KEY` and a ChatGPT sign-in's tokens under `tokens`; the keyring entry holds the same
+JSON document.
 """
 
 from __future__ import annotations
@@ -34,13 +35,24 @@ class CredentialStoreError(Exception):
 
 @dataclass(frozen=True)
 class StoredAuth:
-    """What `tether login` stored: an API key (the only sign-in Tether supports)."""
+    """What a sign-in stored: an API key, or the tokens of a ChatGPT browser sign-in.
 
-    api_key: str
+    `tokens` holds Codex's keys: `id_token`, `access_token`, `refresh_token`, `account_id`.
+    """
+
+    api_key: str | None
+    tokens: dict[str, str] | None = None
+    last_refresh: str | None = None
 
     def to_json(self) -> dict[str, Any]:
         """The auth.json document (Codex's field names)."""
-        return {"auth_mode": "apikey", _API_KEY_FIELD: self.api_key, "tokens": None, "last_refresh": None}
+        mode = "apikey" if self.tokens is None else "chatgpt"
+        return {
+            "auth_mode": mode,
+            _API_KEY_FIELD: self.api_key,
+            "tokens": self.tokens,
+            "last_refresh": self.last_refresh,
+        }
 
     @classmethod
     def from_json(cls, text: str, where: str) -> StoredAuth | None:
@@ -58,7 +70,13 @@ class StoredAuth:
                 f"{where} is not a JSON object; run `tether logout`, then log in again"
             )
         key = data.get(_API_KEY_FIELD)
-        return cls(key) if isinstance(key, str) and key.strip() else None
+        key = key if isinstance(key, str) and key.strip() else None
+        tokens = data.get("tokens")
+        if isinstance(tokens, dict) and isinstance(tokens.get("id_token"), str):
+            kept = {k: v for k, v in tokens.items() if isinstance(v, str)}
+            refreshed = data.get("last_refresh")
+            return cls(key, kept, refreshed if isinstance(refreshed, str) else None)
+        return cls(key) if key else None
 
 
 class CredentialStore(Protocol):

@@ -99,6 +99,9 @@ def _status(store: CredentialStore) -> int:
     if auth is None:
         _say("Not logged in")
         return 1
+    if auth.api_key is None:
+        _say(f"Logged in using ChatGPT ({store.label})")
+        return 0
     _say(f"Logged in using an API key - {mask(auth.api_key)} ({store.label})")
     if os.environ.get(OPENAI_KEY_VAR, "").strip():
         _say(f"note: {OPENAI_KEY_VAR} is set in this environment and takes precedence over the stored key")

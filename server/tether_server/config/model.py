@@ -97,6 +97,10 @@ class TetherSettings(_Table):
     metrics: StrictBool = False
     # How long a dynamic tool call (item/tool/call) waits for a client before it fails.
     dynamic_tool_timeout_sec: StrictInt | float = Field(default=300, gt=0)
+    # ChatGPT sign-in: where the OAuth issuer is and the loopback port its redirect comes back
+    # to (Codex hard-wires https://auth.openai.com and 1455; 0 picks a free port).
+    chatgpt_issuer: StrictStr = "https://auth.openai.com"
+    chatgpt_login_port: StrictInt = Field(default=1455, ge=0, le=65535)
 
 
 OtlpKind = Literal["otlp-http", "otlp-grpc"]

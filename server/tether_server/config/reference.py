@@ -101,6 +101,14 @@ NOTES: dict[str, tuple[str, str]] = {
         TETHER,
         "How long a dynamic tool call (`item/tool/call`) waits for a client before it fails.",
     ),
+    "tether.chatgpt_issuer": (
+        TETHER,
+        "The OAuth issuer of the ChatGPT sign-in (unset: `https://auth.openai.com`).",
+    ),
+    "tether.chatgpt_login_port": (
+        TETHER,
+        "The loopback port the ChatGPT sign-in's redirect comes back to (unset: 1455; 0: any free port).",
+    ),
     "mcp_servers": (
         SAME,
         "MCP servers by name, with Codex's keys (stdio `command`/`args`/`env`/`cwd`, HTTP `url`/"

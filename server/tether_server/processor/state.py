@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from tether_server.auth import Credentials
+from tether_server.auth.chatgpt_login import BrowserLogin
 from tether_server.config import LoadedConfig
 from tether_server.config.features import CATALOGUE
 from tether_server.config.features import enabled as feature_enabled
@@ -22,6 +23,7 @@ from tether_server.processor.queues import QueueBook
 from tether_server.processor.skills_watch import SkillsWatch
 from tether_server.processor.subscriptions import Subscriptions
 from tether_server.rpc.connection import Connection
+from tether_server.rpc.outgoing import ServerRequests
 from tether_server.store.base import ThreadStore, TurnRecord
 from tether_server.threads.manager import ThreadManager
 from tether_server.tools.mcp.manager import McpManager
@@ -58,6 +60,8 @@ class ServerState:
     dynamic: DynamicToolCalls | None = None
     goals: GoalBook | None = None
     queues: QueueBook | None = None  # `thread/queue/*`: made at start, once the state exists
+    chatgpt_login: BrowserLogin | None = None  # the pending ChatGPT browser sign-in, if any
+    server_requests: ServerRequests | None = None  # for `account/chatgptAuthTokens/refresh`
     skills_watch: SkillsWatch | None = None  # made by the first `skills/*` request that watches
     # More places hooks come from besides config.toml and trusted projects (installed plugins):
     # each maps a working directory to hook layers; hooks/list and the turns read them alike.

@@ -1,8 +1,8 @@
 """account/read, account/login/start, account/logout: the API key the daemon talks to the model with.
 
-Tether signs in with API keys only. A key given by `account/login/start` (or `tether login`) is
-stored as `cli_auth_credentials_store` says and used for OpenAI-authenticated providers whose
-variable is unset; every connected client hears `account/updated` when it changes.
+A key given by `account/login/start` (or `tether login`) is stored as `cli_auth_credentials_store`
+says and used for OpenAI-authenticated providers whose variable is unset; every connected client
+hears `account/updated` when it changes. ChatGPT sign-in lives in `account_login`.
 """
 
 from __future__ import annotations
@@ -16,19 +16,18 @@ from tether_protocol.v2 import workspace as ws
 from tether_server.auth import CredentialStoreError
 from tether_server.config import resolve_api_key
 from tether_server.errors import ConfigError, InternalError, InvalidParams, InvalidRequest
+from tether_server.processor.methods import account_login
 from tether_server.processor.state import ServerState
 from tether_server.rpc.context import RequestContext
 from tether_server.rpc.outgoing import send_notification
 
 UNSUPPORTED_LOGIN = (
-    "{kind} sign-in is not supported by Tether: it authenticates with API keys only. "
-    'Send account/login/start with {{"type": "apiKey", "apiKey": "sk-..."}}, '
+    "{kind} sign-in is not supported by Tether. Sign in with ChatGPT in a browser "
+    '({{"type": "chatgpt"}}), send account/login/start with {{"type": "apiKey", "apiKey": "sk-..."}}, '
     "or run `printenv OPENAI_API_KEY | tether login --with-api-key`"
 )
 _KINDS = {
-    "chatgpt": "ChatGPT",
-    "chatgptDeviceCode": "ChatGPT",
-    "chatgptAuthTokens": "ChatGPT",
+    "chatgptDeviceCode": "ChatGPT device-code",
     "amazonBedrock": "Amazon Bedrock",
     "amazonBedrockAccessKeys": "Amazon Bedrock",
 }
@@ -50,7 +49,10 @@ def has_key(state: ServerState) -> bool:
 async def account_read(
     state: ServerState, ctx: RequestContext, params: acct.GetAccountParams
 ) -> acct.GetAccountResponse:
-    """An `apiKey` account when the provider has a key from anywhere, else null."""
+    """The ChatGPT account signed in, else an `apiKey` account when the provider has a key, else null."""
+    chatgpt = account_login.chatgpt_account(state)
+    if chatgpt is not None:
+        return acct.GetAccountResponse(account=chatgpt[0], user_id=chatgpt[1])
     return acct.GetAccountResponse(account=acct.ApiKeyAccount() if has_key(state) else None)
 
 
@@ -58,6 +60,10 @@ async def login_start(
     state: ServerState, ctx: RequestContext, params: acct.LoginAccountParams
 ) -> acct.LoginAccountResponse:
     """Store an API key; then `account/login/completed` and `account/updated` go to every client."""
+    if params.type == "chatgpt":
+        return await account_login.browser_start(state, ctx)
+    if params.type == "chatgptAuthTokens":
+        return await account_login.tokens_start(state, ctx, params)
     if params.type != "apiKey":
         raise InvalidRequest(
             UNSUPPORTED_LOGIN.format(kind=_KINDS[params.type]),

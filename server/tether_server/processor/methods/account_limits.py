@@ -1,5 +1,5 @@
 """`account/rateLimits/read`, `account/usage/read`, `account/workspaceMessages/read`,
-`account/securitySetup/read`, `account/login/cancel`: what an account page reads.
+`account/securitySetup/read`: what an account page reads (`account/login/cancel` is in `account_login`).
 
 Limits, usage and workspace messages belong to a ChatGPT account on OpenAI's backend; Tether signs
 in with API keys only, so it answers as Codex does for an API key (or no account): the same
@@ -12,8 +12,8 @@ from tether_protocol.common import EmptyParams
 from tether_protocol.v2 import account_limits as al
 from tether_server.errors import InvalidRequest
 from tether_server.processor.methods.account import has_key
+from tether_server.processor.methods.account_login import login_cancel as login_cancel  # routed from here
 from tether_server.processor.state import ServerState
-from tether_server.processor.uuid_text import uuid_error
 from tether_server.rpc.context import RequestContext
 
 
@@ -46,12 +46,3 @@ async def security_setup_read(
 ) -> al.GetAccountSecuritySetupResponse:
     """No notice: Codex has none for an API key or no account."""
     return al.GetAccountSecuritySetupResponse(notice=None)
-
-
-async def login_cancel(
-    state: ServerState, ctx: RequestContext, params: al.CancelLoginAccountParams
-) -> al.CancelLoginAccountResponse:
-    """No browser sign-in is ever pending (API keys only): a well-formed id is `notFound`."""
-    if uuid_error(params.login_id) is not None:
-        raise InvalidRequest(f"invalid login id: {params.login_id}")
-    return al.CancelLoginAccountResponse(status="notFound")

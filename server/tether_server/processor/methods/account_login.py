@@ -1,0 +1,147 @@
+"""ChatGPT sign-in over `account/login/start`, `account/login/cancel` and `account/read`, as Codex 0.169.0.
+
+- `chatgpt`: a browser sign-in (`auth.chatgpt_login`); the answer carries `loginId` and `authUrl`,
+  and when the redirect comes back `account/login/completed` (then, on success, `account/updated`
+  with `authMode: "chatgpt"` and the plan) goes to every client. The tokens are stored as API keys
+  are (auth.json 0600 in Codex's layout, or the keyring). A new sign-in ends the pending one.
+- `chatgptAuthTokens`: the app supplies an access token (a JWT) and workspace id; they stay in
+  memory. When the ChatGPT backend refuses them, Tether asks that app for fresh ones with the
+  `account/chatgptAuthTokens/refresh` server request.
+"""
+
+from __future__ import annotations
+
+import datetime
+
+from tether_protocol import server_methods as sm
+from tether_protocol.v2 import account as acct
+from tether_protocol.v2 import account_limits as al
+from tether_server.auth import CredentialStoreError
+from tether_server.auth.chatgpt_login import BrowserLogin, account_claims, jwt_claims
+from tether_server.errors import InternalError, InvalidRequest
+from tether_server.processor.state import ServerState
+from tether_server.processor.uuid_text import uuid_error
+from tether_server.rpc.context import RequestContext
+from tether_server.rpc.outgoing import send_notification
+
+INVALID_TOKEN = "failed to set external auth: invalid ID token format"
+_PLANS = frozenset(
+    {
+        "free", "go", "plus", "pro", "prolite", "promax", "team", "self_serve_business_prolite",
+        "self_serve_business_usage_based", "business", "ent26", "enterprise_cbp_automation",
+        "enterprise_cbp_usage_based", "enterprise", "edu", "edu_plus", "edu_pro", "sci", "sci_plus",
+        "unknown",
+    }
+)  # fmt: skip
+
+
+def plan_of(text: str | None) -> str:
+    """A plan claim as the wire knows it; anything else is `unknown`, as Codex reports it."""
+    return text if text in _PLANS else "unknown"
+
+
+def chatgpt_account(state: ServerState) -> tuple[acct.ChatgptAccount, str | None] | None:
+    """The signed-in ChatGPT account and its user id, from the tokens' claims; None when not signed in."""
+    tokens = state.credentials.chatgpt_tokens()
+    if tokens is None:
+        return None
+    email, plan, _, user_id = account_claims(tokens.get("id_token") or tokens.get("access_token", ""))
+    plan = tokens.get("plan_type") or plan
+    return acct.ChatgptAccount(email=email, plan_type=plan_of(plan)), user_id
+
+
+def auth_mode(state: ServerState) -> str | None:
+    """`chatgptAuthTokens`, `chatgpt`, or None when no ChatGPT sign-in is in use."""
+    if state.credentials.external is not None:
+        return "chatgptAuthTokens"
+    return "chatgpt" if state.credentials.chatgpt_tokens() is not None else None
+
+
+def announce(state: ServerState) -> None:
+    """`account/updated` for a ChatGPT account now in use."""
+    found = chatgpt_account(state)
+    mode = auth_mode(state)
+    if found is None or mode not in ("chatgpt", "chatgptAuthTokens"):
+        return
+    update = acct.AccountUpdatedNotification(auth_mode=mode, plan_type=found[0].plan_type)
+    send_notification(state.connections(), sm.ACCOUNT_UPDATED, update)
+
+
+async def browser_start(state: ServerState, ctx: RequestContext) -> acct.LoginAccountResponse:
+    """Listen for the redirect and answer with the URL to open."""
+    settings = state.config.config.tether
+    previous, state.chatgpt_login = state.chatgpt_login, None
+    if previous is not None:
+        await previous.cancel()
+
+    async def done(login_id: str, tokens: dict[str, str] | None, error: str | None) -> None:
+        if state.chatgpt_login is not None and state.chatgpt_login.login_id == login_id:
+            state.chatgpt_login = None
+        if tokens is not None:
+            stamp = datetime.datetime.now(datetime.UTC).isoformat().replace("+00:00", "Z")
+            try:
+                await state.credentials.login_chatgpt(tokens, stamp)
+            except CredentialStoreError as exc:
+                tokens, error = None, f"Login server error: cannot store the tokens: {exc}"
+        completed = acct.AccountLoginCompletedNotification(
+            login_id=login_id, success=tokens is not None, error=error
+        )
+        send_notification(state.connections(), sm.ACCOUNT_LOGIN_COMPLETED, completed)
+        if tokens is not None:
+            announce(state)
+
+    login = BrowserLogin(
+        settings.chatgpt_issuer, settings.chatgpt_login_port, state.originator or "codex_cli_rs", done
+    )
+    try:
+        auth_url = await login.start()
+    except OSError as exc:
+        raise InternalError(f"failed to start login server: {exc.strerror or exc}") from None
+    state.chatgpt_login = login
+    return acct.LoginAccountResponse(type="chatgpt", login_id=login.login_id, auth_url=auth_url)
+
+
+async def tokens_start(
+    state: ServerState, ctx: RequestContext, params: acct.LoginAccountParams
+) -> acct.LoginAccountResponse:
+    """Take the app's tokens (memory only); a token that is not a JWT is Codex's -32603."""
+    for name, value in (
+        ("accessToken", params.access_token),
+        ("chatgptAccountId", params.chatgpt_account_id),
+    ):
+        if value is None:
+            raise InvalidRequest(f"Invalid request: missing field `{name}`")
+    token = params.access_token or ""
+    if not jwt_claims(token):
+        raise InternalError(INVALID_TOKEN)
+    # The connection that supplied them is the one asked for fresh ones.
+    external = {
+        "access_token": token,
+        "account_id": params.chatgpt_account_id or "",
+        "owner": str(ctx.connection.id),
+    }
+    if params.chatgpt_plan_type:
+        external["plan_type"] = params.chatgpt_plan_type
+    state.credentials.external = external
+
+    def after() -> None:
+        completed = acct.AccountLoginCompletedNotification(login_id=None, success=True)
+        send_notification(state.connections(), sm.ACCOUNT_LOGIN_COMPLETED, completed)
+        announce(state)
+
+    ctx.after_response(after)
+    return acct.LoginAccountResponse(type="chatgptAuthTokens")
+
+
+async def login_cancel(
+    state: ServerState, ctx: RequestContext, params: al.CancelLoginAccountParams
+) -> al.CancelLoginAccountResponse:
+    """`canceled` for the pending browser sign-in (its `login/completed` follows), else `notFound`."""
+    if uuid_error(params.login_id) is not None:
+        raise InvalidRequest(f"invalid login id: {params.login_id}")
+    pending = state.chatgpt_login
+    if pending is None or pending.login_id != params.login_id:
+        return al.CancelLoginAccountResponse(status="notFound")
+    state.chatgpt_login = None
+    ctx.after_response(pending.cancel)
+    return al.CancelLoginAccountResponse(status="canceled")

@@ -1,0 +1,120 @@
+"""A fake OAuth issuer and ChatGPT backend on loopback, for the ChatGPT sign-in tests.
+
+The issuer's `/oauth/token` does what a real one checks: the code it issued, Codex's client id,
+the redirect URI, and the PKCE verifier against the challenge the authorize URL carried. The
+backend's `/backend-api/wham/usage` answers rate limits to the access tokens it was told to
+accept and 401 to any other.
+"""
+
+from __future__ import annotations
+
+import base64
+import contextlib
+import hashlib
+import http.server
+import json
+import threading
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import Any
+from urllib.parse import parse_qs, urlsplit
+
+CLIENT_ID = "app_EMoamEEZ73f0CkXaXp7hrann"
+
+
+def jwt(claims: dict[str, Any]) -> str:
+    """An unsigned JWT carrying `claims` (Codex reads the claims, it does not verify them)."""
+
+    def part(data: dict[str, Any]) -> str:
+        return base64.urlsafe_b64encode(json.dumps(data).encode()).rstrip(b"=").decode()
+
+    return f"{part({'alg': 'none'})}.{part(claims)}.sig"
+
+
+def id_token(email: str = "ada@example.com", plan: str = "pro", account: str = "acc-1") -> str:
+    auth = {"chatgpt_plan_type": plan, "chatgpt_account_id": account, "chatgpt_user_id": "user-1"}
+    return jwt({"email": email, "exp": int(time.time()) + 3600, "https://api.openai.com/auth": auth})
+
+
+@dataclass
+class FakeIssuer:
+    base_url: str = ""
+    code: str = "code-123"
+    challenge: str = ""  # set by the test from the authorize URL
+    redirect_uri: str = ""
+    token_requests: list[dict[str, str]] = field(default_factory=list)
+    accepted_tokens: set[str] = field(default_factory=set)
+    usage_auth: list[tuple[str, str]] = field(default_factory=list)  # (authorization, account id)
+    usage: dict[str, Any] = field(default_factory=dict)
+
+    def learn(self, auth_url: str) -> dict[str, str]:
+        """Read what the authorize URL asks for, as the issuer's login page would."""
+        query = {k: v[0] for k, v in parse_qs(urlsplit(auth_url).query).items()}
+        self.challenge, self.redirect_uri = query["code_challenge"], query["redirect_uri"]
+        return query
+
+    def token(self, form: dict[str, str]) -> tuple[int, dict[str, Any]]:
+        self.token_requests.append(form)
+        verifier = form.get("code_verifier", "")
+        digest = base64.urlsafe_b64encode(hashlib.sha256(verifier.encode()).digest()).rstrip(b"=").decode()
+        valid = (
+            form.get("grant_type") == "authorization_code"
+            and form.get("code") == self.code
+            and form.get("client_id") == CLIENT_ID
+            and form.get("redirect_uri") == self.redirect_uri
+            and digest == self.challenge
+        )
+        if not valid:
+            return 400, {"error": "invalid_grant"}
+        return 200, {"id_token": id_token(), "access_token": "access-1", "refresh_token": "refresh-1"}
+
+
+class _Handler(http.server.BaseHTTPRequestHandler):
+    fake: FakeIssuer
+
+    def log_message(self, format: str, *args: Any) -> None:
+        pass
+
+    def _send(self, status: int, body: dict[str, Any]) -> None:
+        data = json.dumps(body).encode()
+        self.send_response(status)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+
+    def do_POST(self) -> None:
+        length = int(self.headers.get("Content-Length") or 0)
+        form = {k: v[0] for k, v in parse_qs(self.rfile.read(length).decode()).items()}
+        if self.path != "/oauth/token":
+            self._send(404, {})
+            return
+        self._send(*self.fake.token(form))
+
+    def do_GET(self) -> None:
+        if urlsplit(self.path).path != "/backend-api/wham/usage":
+            self._send(404, {})
+            return
+        auth = self.headers.get("Authorization", "")
+        self.fake.usage_auth.append((auth, self.headers.get("ChatGPT-Account-Id", "")))
+        if auth.removeprefix("Bearer ") not in self.fake.accepted_tokens:
+            self._send(401, {"detail": "token expired"})
+            return
+        self._send(200, self.fake.usage)
+
+
+@contextlib.contextmanager
+def serve() -> Iterator[FakeIssuer]:
+    fake = FakeIssuer()
+    handler = type("Handler", (_Handler,), {"fake": fake})
+    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
+    thread.start()
+    fake.base_url = f"http://127.0.0.1:{httpd.server_address[1]}"
+    try:
+        yield fake
+    finally:
+        httpd.shutdown()
+        httpd.server_close()
+        thread.join(timeout=10)
