@@ -1,9 +1,9 @@
 """`account/rateLimits/read`, `account/usage/read`, `account/workspaceMessages/read`,
 `account/securitySetup/read`: what an account page reads (`account/login/cancel` is in `account_login`).
 
-Limits, usage and workspace messages belong to a ChatGPT account on OpenAI's backend; Tether signs
-in with API keys only, so it answers as Codex does for an API key (or no account): the same
--32600 errors, worded by the account kind in use.
+Limits, usage and workspace messages belong to a ChatGPT account on OpenAI's backend. Rate limits
+of a ChatGPT sign-in are read from that backend (`chatgpt_backend`); everything else answers as
+Codex does for an API key (or no account): the same -32600 errors, worded by the account kind.
 """
 
 from __future__ import annotations
@@ -11,6 +11,7 @@ from __future__ import annotations
 from tether_protocol.common import EmptyParams
 from tether_protocol.v2 import account_limits as al
 from tether_server.errors import InvalidRequest
+from tether_server.processor import chatgpt_backend
 from tether_server.processor.methods.account import has_key
 from tether_server.processor.methods.account_login import login_cancel as login_cancel  # routed from here
 from tether_server.processor.state import ServerState
@@ -26,6 +27,10 @@ def _chatgpt_only(state: ServerState, what: str) -> InvalidRequest:
 async def rate_limits_read(
     state: ServerState, ctx: RequestContext, params: al.GetAccountRateLimitsParams
 ) -> al.GetAccountRateLimitsResponse:
+    """A ChatGPT account's limits come from its backend; any other account gets Codex's error."""
+    tokens = state.credentials.chatgpt_tokens()
+    if tokens is not None:
+        return al.GetAccountRateLimitsResponse(rate_limits=await chatgpt_backend.rate_limits(state, tokens))
     raise _chatgpt_only(state, "rate limits")
 
 

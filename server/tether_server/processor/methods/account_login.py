@@ -19,25 +19,13 @@ from tether_protocol.v2 import account_limits as al
 from tether_server.auth import CredentialStoreError
 from tether_server.auth.chatgpt_login import BrowserLogin, account_claims, jwt_claims
 from tether_server.errors import InternalError, InvalidRequest
+from tether_server.processor.chatgpt_backend import plan_of
 from tether_server.processor.state import ServerState
 from tether_server.processor.uuid_text import uuid_error
 from tether_server.rpc.context import RequestContext
 from tether_server.rpc.outgoing import send_notification
 
 INVALID_TOKEN = "failed to set external auth: invalid ID token format"
-_PLANS = frozenset(
-    {
-        "free", "go", "plus", "pro", "prolite", "promax", "team", "self_serve_business_prolite",
-        "self_serve_business_usage_based", "business", "ent26", "enterprise_cbp_automation",
-        "enterprise_cbp_usage_based", "enterprise", "edu", "edu_plus", "edu_pro", "sci", "sci_plus",
-        "unknown",
-    }
-)  # fmt: skip
-
-
-def plan_of(text: str | None) -> str:
-    """A plan claim as the wire knows it; anything else is `unknown`, as Codex reports it."""
-    return text if text in _PLANS else "unknown"
 
 
 def chatgpt_account(state: ServerState) -> tuple[acct.ChatgptAccount, str | None] | None:
