@@ -54,7 +54,13 @@ class Harness:
             "XDG_DATA_HOME": str(self.tmp_path / "xdg"),
         }
         os.environ.update(env)  # the daemon inherits it; this test process runs no keyring itself
-        args = mock_provider_args(self.fake.base_url)
+        # ChatGPT sign-in and its backend would leave the machine: point them at a closed loopback port.
+        nowhere = "http://127.0.0.1:9"
+        args = [
+            *mock_provider_args(self.fake.base_url),
+            *("-c", f'tether.chatgpt_issuer="{nowhere}"', "-c", "tether.chatgpt_login_port=0"),
+            *("-c", f'chatgpt_base_url="{nowhere}/backend-api"'),
+        ]
         if self.transport == "stdio":
             self.server = self.client = await AppServer.start(home, args)
         else:

@@ -75,13 +75,13 @@ async def test_a_key_given_by_login_start_serves_the_next_turn(
     assert [r.header("authorization") for r in fake_model.requests] == [f"Bearer {KEY}"]
 
 
-async def test_device_code_sign_in_gets_a_clear_error_and_stores_nothing(start_server: StartServer) -> None:
+async def test_bedrock_sign_in_gets_a_clear_error_and_stores_nothing(start_server: StartServer) -> None:
     server = await start_server(*OPENAI_AUTH, env=NO_ENV_KEY)
 
     errors = []
     for params in (
-        {"type": "chatgptDeviceCode"},
         {"type": "amazonBedrock"},
+        {"type": "amazonBedrockAccessKeys"},
         {"type": "apiKey", "apiKey": "  "},
     ):
         try:
@@ -91,9 +91,9 @@ async def test_device_code_sign_in_gets_a_clear_error_and_stores_nothing(start_s
     account = await server.request("account/read", {})
 
     assert [e.code for e in errors] == [-32600, -32600, -32602]
-    assert errors[0].message.startswith("ChatGPT device-code sign-in is not supported by Tether")
+    assert errors[0].message.startswith("Amazon Bedrock sign-in is not supported by Tether")
     assert '"type": "apiKey"' in errors[0].message
-    assert errors[0].data == {"reason": "unsupportedLoginType", "type": "chatgptDeviceCode"}
+    assert errors[0].data == {"reason": "unsupportedLoginType", "type": "amazonBedrock"}
     assert "`apiKey` must be a non-empty string" in errors[2].message
     assert account["account"] is None
     assert not (server.home / "auth.json").exists()

@@ -66,6 +66,8 @@ class LoginAccountResponse(WireModel):
     type: Literal["apiKey", "chatgpt", "chatgptDeviceCode", "chatgptAuthTokens"] = "apiKey"
     login_id: str | None = None
     auth_url: str | None = None
+    user_code: str | None = None
+    verification_url: str | None = None
 
     @model_serializer(mode="wrap")
     def _own_keys(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:

@@ -8,6 +8,7 @@ from pathlib import Path
 
 from tether_server.auth import Credentials
 from tether_server.auth.chatgpt_login import BrowserLogin
+from tether_server.auth.device_code import DeviceCodeLogin
 from tether_server.config import LoadedConfig
 from tether_server.config.features import CATALOGUE
 from tether_server.config.features import enabled as feature_enabled
@@ -60,7 +61,7 @@ class ServerState:
     dynamic: DynamicToolCalls | None = None
     goals: GoalBook | None = None
     queues: QueueBook | None = None  # `thread/queue/*`: made at start, once the state exists
-    chatgpt_login: BrowserLogin | None = None  # the pending ChatGPT browser sign-in, if any
+    chatgpt_login: BrowserLogin | DeviceCodeLogin | None = None  # the pending ChatGPT sign-in, if any
     server_requests: ServerRequests | None = None  # for `account/chatgptAuthTokens/refresh`
     skills_watch: SkillsWatch | None = None  # made by the first `skills/*` request that watches
     # More places hooks come from besides config.toml and trusted projects (installed plugins):

@@ -47,6 +47,27 @@ class FakeIssuer:
     accepted_tokens: set[str] = field(default_factory=set)
     usage_auth: list[tuple[str, str]] = field(default_factory=list)  # (authorization, account id)
     usage: dict[str, Any] = field(default_factory=dict)
+    device_approved: bool = False  # the user entered the code at the issuer
+    device_polls: int = 0
+    _device_verifier: str = "device-verifier-0123456789"
+
+    def device_code(self) -> dict[str, Any]:
+        return {"device_auth_id": "dev-1", "user_code": "ABCD-EFGH", "interval": "0"}
+
+    def device_token(self, body: dict[str, Any]) -> tuple[int, dict[str, Any]]:
+        self.device_polls += 1
+        if body != {"device_auth_id": "dev-1", "user_code": "ABCD-EFGH"}:
+            return 400, {"error": "unknown device"}
+        if not self.device_approved:
+            return 403, {"error": "authorization_pending"}
+        verifier = self._device_verifier
+        self.challenge = _s256(verifier)
+        self.redirect_uri = f"{self.base_url}/deviceauth/callback"
+        return 200, {
+            "authorization_code": self.code,
+            "code_challenge": self.challenge,
+            "code_verifier": verifier,
+        }
 
     def learn(self, auth_url: str) -> dict[str, str]:
         """Read what the authorize URL asks for, as the issuer's login page would."""
@@ -56,8 +77,7 @@ class FakeIssuer:
 
     def token(self, form: dict[str, str]) -> tuple[int, dict[str, Any]]:
         self.token_requests.append(form)
-        verifier = form.get("code_verifier", "")
-        digest = base64.urlsafe_b64encode(hashlib.sha256(verifier.encode()).digest()).rstrip(b"=").decode()
+        digest = _s256(form.get("code_verifier", ""))
         valid = (
             form.get("grant_type") == "authorization_code"
             and form.get("code") == self.code
@@ -68,6 +88,10 @@ class FakeIssuer:
         if not valid:
             return 400, {"error": "invalid_grant"}
         return 200, {"id_token": id_token(), "access_token": "access-1", "refresh_token": "refresh-1"}
+
+
+def _s256(verifier: str) -> str:
+    return base64.urlsafe_b64encode(hashlib.sha256(verifier.encode()).digest()).rstrip(b"=").decode()
 
 
 class _Handler(http.server.BaseHTTPRequestHandler):
@@ -86,7 +110,14 @@ class _Handler(http.server.BaseHTTPRequestHandler):
 
     def do_POST(self) -> None:
         length = int(self.headers.get("Content-Length") or 0)
-        form = {k: v[0] for k, v in parse_qs(self.rfile.read(length).decode()).items()}
+        raw = self.rfile.read(length).decode()
+        if self.path == "/api/accounts/deviceauth/usercode":
+            self._send(200, self.fake.device_code())
+            return
+        if self.path == "/api/accounts/deviceauth/token":
+            self._send(*self.fake.device_token(json.loads(raw)))
+            return
+        form = {k: v[0] for k, v in parse_qs(raw).items()}
         if self.path != "/oauth/token":
             self._send(404, {})
             return

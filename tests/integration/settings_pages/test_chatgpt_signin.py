@@ -23,6 +23,7 @@ Observed on Codex 0.169.0:
 from __future__ import annotations
 
 import json
+import socket
 import stat
 from collections.abc import Iterator
 from typing import Any
@@ -218,3 +219,47 @@ async def test_app_supplied_tokens_stay_in_memory(start_app: StartApp, issuer: F
     assert not (server.home / "auth.json").exists()
     assert out["params"] == {"authMode": None, "planType": None}
     assert after["account"] is None
+
+
+async def test_device_code_sign_in_completes_once_the_user_enters_the_code(
+    start_app: StartApp, issuer: FakeIssuer
+) -> None:
+    server = await start_app(*_args(issuer))
+    mark = server.mark()
+    started = await server.request("account/login/start", {"type": "chatgptDeviceCode"})
+    issuer.device_approved = True  # what the user does at verificationUrl
+    completed = await server.notification("account/login/completed", after=mark)
+    updated = await server.notification("account/updated", after=mark)
+    account = await server.request("account/read", {})
+
+    assert set(started) == {"type", "loginId", "userCode", "verificationUrl"}
+    assert (started["type"], started["userCode"]) == ("chatgptDeviceCode", "ABCD-EFGH")
+    assert started["verificationUrl"] == f"{issuer.base_url}/codex/device"
+    assert completed["params"] == {"loginId": started["loginId"], "success": True, "error": None}
+    assert updated["params"] == {"authMode": "chatgpt", "planType": "pro"}
+    assert account["account"]["email"] == "ada@example.com"
+    assert len(issuer.token_requests) == 1
+    assert stat.S_IMODE((server.home / "auth.json").stat().st_mode) == 0o600
+
+
+async def test_device_code_cancel_and_an_unreachable_issuer(start_app: StartApp, issuer: FakeIssuer) -> None:
+    server = await start_app(*_args(issuer))
+    started = await server.request("account/login/start", {"type": "chatgptDeviceCode"})
+    mark = server.mark()
+    canceled = await server.request("account/login/cancel", {"loginId": started["loginId"]})
+    ended = await server.notification("account/login/completed", after=mark)
+
+    with socket.socket() as probe:  # a loopback port nothing listens on
+        probe.bind(("127.0.0.1", 0))
+        closed = f"http://127.0.0.1:{probe.getsockname()[1]}"
+    away = await start_app("-c", f'tether.chatgpt_issuer="{closed}"', home=server.home.parent / "away")
+    with pytest.raises(RpcErrorReply) as unreachable:
+        await away.request("account/login/start", {"type": "chatgptDeviceCode"})
+
+    assert canceled == {"status": "canceled"}
+    assert ended["params"] == {"loginId": started["loginId"], "success": False, "error": NOT_COMPLETED}
+    assert (unreachable.value.code, unreachable.value.message) == (
+        -32603,
+        f"failed to request device code: error sending request for url ({closed}/api/accounts/deviceauth/usercode)",
+    )
+    assert issuer.token_requests == []

@@ -27,7 +27,6 @@ UNSUPPORTED_LOGIN = (
     "or run `printenv OPENAI_API_KEY | tether login --with-api-key`"
 )
 _KINDS = {
-    "chatgptDeviceCode": "ChatGPT device-code",
     "amazonBedrock": "Amazon Bedrock",
     "amazonBedrockAccessKeys": "Amazon Bedrock",
 }
@@ -62,6 +61,8 @@ async def login_start(
     """Store an API key; then `account/login/completed` and `account/updated` go to every client."""
     if params.type == "chatgpt":
         return await account_login.browser_start(state, ctx)
+    if params.type == "chatgptDeviceCode":
+        return await account_login.device_start(state, ctx)
     if params.type == "chatgptAuthTokens":
         return await account_login.tokens_start(state, ctx, params)
     if params.type != "apiKey":

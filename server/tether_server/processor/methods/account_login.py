@@ -4,6 +4,7 @@
   and when the redirect comes back `account/login/completed` (then, on success, `account/updated`
   with `authMode: "chatgpt"` and the plan) goes to every client. The tokens are stored as API keys
   are (auth.json 0600 in Codex's layout, or the keyring). A new sign-in ends the pending one.
+- `chatgptDeviceCode`: the same, with a code the user enters at the issuer instead of a redirect.
 - `chatgptAuthTokens`: the app supplies an access token (a JWT) and workspace id; they stay in
   memory. When the ChatGPT backend refuses them, Tether asks that app for fresh ones with the
   `account/chatgptAuthTokens/refresh` server request.
@@ -17,7 +18,8 @@ from tether_protocol import server_methods as sm
 from tether_protocol.v2 import account as acct
 from tether_protocol.v2 import account_limits as al
 from tether_server.auth import CredentialStoreError
-from tether_server.auth.chatgpt_login import BrowserLogin, account_claims, jwt_claims
+from tether_server.auth.chatgpt_login import BrowserLogin, Done, account_claims, jwt_claims
+from tether_server.auth.device_code import DeviceCodeError, DeviceCodeLogin
 from tether_server.errors import InternalError, InvalidRequest
 from tether_server.processor.chatgpt_backend import plan_of
 from tether_server.processor.state import ServerState
@@ -55,13 +57,7 @@ def announce(state: ServerState) -> None:
     send_notification(state.connections(), sm.ACCOUNT_UPDATED, update)
 
 
-async def browser_start(state: ServerState, ctx: RequestContext) -> acct.LoginAccountResponse:
-    """Listen for the redirect and answer with the URL to open."""
-    settings = state.config.config.tether
-    previous, state.chatgpt_login = state.chatgpt_login, None
-    if previous is not None:
-        await previous.cancel()
-
+def _when_done(state: ServerState) -> Done:
     async def done(login_id: str, tokens: dict[str, str] | None, error: str | None) -> None:
         if state.chatgpt_login is not None and state.chatgpt_login.login_id == login_id:
             state.chatgpt_login = None
@@ -78,15 +74,45 @@ async def browser_start(state: ServerState, ctx: RequestContext) -> acct.LoginAc
         if tokens is not None:
             announce(state)
 
-    login = BrowserLogin(
-        settings.chatgpt_issuer, settings.chatgpt_login_port, state.originator or "codex_cli_rs", done
-    )
+    return done
+
+
+async def _end_pending(state: ServerState) -> None:
+    # One sign-in at a time, as Codex: a new one ends the pending one (its login/completed says so).
+    previous, state.chatgpt_login = state.chatgpt_login, None
+    if previous is not None:
+        await previous.cancel()
+
+
+async def browser_start(state: ServerState, ctx: RequestContext) -> acct.LoginAccountResponse:
+    """Listen for the redirect and answer with the URL to open."""
+    settings = state.config.config.tether
+    await _end_pending(state)
+    originator = state.originator or "codex_cli_rs"
+    login = BrowserLogin(settings.chatgpt_issuer, settings.chatgpt_login_port, originator, _when_done(state))
     try:
         auth_url = await login.start()
     except OSError as exc:
         raise InternalError(f"failed to start login server: {exc.strerror or exc}") from None
     state.chatgpt_login = login
     return acct.LoginAccountResponse(type="chatgpt", login_id=login.login_id, auth_url=auth_url)
+
+
+async def device_start(state: ServerState, ctx: RequestContext) -> acct.LoginAccountResponse:
+    """Get a code from the issuer and answer with it; the sign-in completes when the user enters it."""
+    await _end_pending(state)
+    login = DeviceCodeLogin(state.config.config.tether.chatgpt_issuer, _when_done(state))
+    try:
+        await login.start()
+    except DeviceCodeError as exc:
+        raise InternalError(str(exc)) from None
+    state.chatgpt_login = login
+    return acct.LoginAccountResponse(
+        type="chatgptDeviceCode",
+        login_id=login.login_id,
+        user_code=login.user_code,
+        verification_url=login.verification_url,
+    )
 
 
 async def tokens_start(
