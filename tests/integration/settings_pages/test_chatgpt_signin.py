@@ -260,6 +260,7 @@ async def test_device_code_cancel_and_an_unreachable_issuer(start_app: StartApp,
     assert ended["params"] == {"loginId": started["loginId"], "success": False, "error": NOT_COMPLETED}
     assert (unreachable.value.code, unreachable.value.message) == (
         -32603,
-        f"failed to request device code: error sending request for url ({closed}/api/accounts/deviceauth/usercode)",
+        "failed to request device code: error sending request for url "
+        f"({closed}/api/accounts/deviceauth/usercode)",
     )
     assert issuer.token_requests == []
