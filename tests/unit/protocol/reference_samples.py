@@ -8,6 +8,7 @@ from tests.unit.protocol.desktop_samples import desktop_samples
 from tests.unit.protocol.files_samples import files_samples, files_schemaless
 from tests.unit.protocol.hook_samples import HOOK_OBJECTS
 from tests.unit.protocol.mcp_samples import mcp_samples, mcp_schemaless
+from tests.unit.protocol.plugin_samples import plugin_samples, plugin_schemaless
 from tests.unit.protocol.section_samples import section_samples
 from tests.unit.protocol.settings_samples import settings_samples
 from tests.unit.protocol.skills_samples import skills_samples
@@ -412,5 +413,7 @@ REFERENCE_SAMPLES.extend(settings_samples())
 REFERENCE_SAMPLES.extend(section_samples())
 REFERENCE_SAMPLES.extend(desktop_samples())
 REFERENCE_SAMPLES.extend(skills_samples())
+REFERENCE_SAMPLES.extend(plugin_samples())
 SCHEMALESS_MODELS.update(mcp_schemaless())
 SCHEMALESS_MODELS.update(files_schemaless())
+SCHEMALESS_MODELS.update(plugin_schemaless())

@@ -87,6 +87,23 @@ CORE_METHODS = {
     "thread/attachment/remove",
     "thread/attachmentOwner/list",
     "thread/approveGuardianDeniedAction",
+    "marketplace/add",
+    "marketplace/remove",
+    "marketplace/upgrade",
+    "plugin/list",
+    "plugin/read",
+    "plugin/install",
+    "plugin/uninstall",
+    "plugin/reconcile",
+    "plugin/skill/read",
+    "plugin/share/save",
+    "plugin/share/updateTargets",
+    "plugin/share/list",
+    "plugin/share/checkout",
+    "plugin/share/delete",
+    "app/list",
+    "app/read",
+    "app/installed",
 }
 UNSCOPED = {
     "initialize",
@@ -145,6 +162,23 @@ UNSCOPED = {
     "threadSection/delete",
     "thread/attachment/list",
     "thread/attachmentOwner/list",
+    "marketplace/add",
+    "marketplace/remove",
+    "marketplace/upgrade",
+    "plugin/list",
+    "plugin/read",
+    "plugin/install",
+    "plugin/uninstall",
+    "plugin/reconcile",
+    "plugin/skill/read",
+    "plugin/share/save",
+    "plugin/share/updateTargets",
+    "plugin/share/list",
+    "plugin/share/checkout",
+    "plugin/share/delete",
+    "app/list",
+    "app/read",
+    "app/installed",
 }
 
 
@@ -181,6 +215,7 @@ EXPERIMENTAL_METHODS = {
     "project/update",
     "project/move",
     "project/delete",
+    "plugin/search",
 }
 
 
