@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from tether_server import __version__
-from tether_server.commands import app_server, doctor, login
+from tether_server.commands import app_server, doctor, login, store
 from tether_server.commands.flags import add_config_overrides
 
 EARLY_INITIALIZE_ENV = "TETHER_EARLY_INITIALIZE"
@@ -88,6 +88,7 @@ def _parser() -> argparse.ArgumentParser:
     )
     login.add_parsers(sub)
     doctor.add_parser(sub)
+    store.add_parser(sub)
     return parser
 
 
@@ -192,6 +193,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return login.run(args)
     if args.command == "doctor":
         return doctor.run(args)
+    if args.command == "store":
+        return store.run(args)
     return 2
 
 

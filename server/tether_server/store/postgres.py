@@ -135,6 +135,10 @@ class PostgresThreadStore(PostgresGoals, PostgresSections, PostgresDesktop):
     async def item_texts(self, thread_id: str) -> list[tuple[str, str]]:
         return [(r[0], r[1]) for r in await self._fetch(q.ITEM_TEXTS, (thread_id,))]
 
+    async def thread_ids(self) -> list[str]:
+        """Every stored thread's id (listed or not, archived or not), in id order."""
+        return [str(r[0]) for r in await self._fetch("SELECT id FROM threads ORDER BY id", ())]
+
     async def list_threads(self, query: ThreadQuery) -> Page[ThreadRecord]:
         """One page of listed threads; raises InvalidCursor for a foreign cursor."""
         scope = thread_scope(query.sort_key)

@@ -49,3 +49,8 @@ class SqliteTranscript:
     async def item_texts(self: _Store, thread_id: str) -> list[tuple[str, str]]:
         async with self._read() as conn:
             return [(r[0], r[1]) for r in await _rows(conn, _ITEM_TEXTS, (thread_id,))]
+
+    async def thread_ids(self: _Store) -> list[str]:
+        """Every stored thread's id (listed or not, archived or not), in id order."""
+        async with self._read() as conn:
+            return [str(r[0]) for r in await _rows(conn, "SELECT id FROM threads ORDER BY id", ())]
