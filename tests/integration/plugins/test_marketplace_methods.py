@@ -74,6 +74,9 @@ async def test_git_marketplace_upgrade_follows_new_commits_and_remove_deletes_th
     with served_marketplace(tmp_path) as market:
         server = await start_app()
         root = Path((await server.request("marketplace/add", {"source": market.url}))["installedRoot"])
+        # As Codex: the first upgrade after an add reports the root, the next one (no new commit) not.
+        first = await server.request("marketplace/upgrade", {})
+        assert first == {"selectedMarketplaces": [MARKET], "upgradedRoots": [str(root)], "errors": []}
         nothing = await server.request("marketplace/upgrade", {"marketplaceName": MARKET})
         assert nothing == {"selectedMarketplaces": [MARKET], "upgradedRoots": [], "errors": []}
 

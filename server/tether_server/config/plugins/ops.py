@@ -54,12 +54,12 @@ def add_marketplace(home: Path, raw: str, ref: str | None, sparse_paths: list[st
     staging = _staging(home)
     try:
         checkout = staging / "checkout"
-        revision = git.clone(source.value, checkout, ref, sparse)
+        git.clone(source.value, checkout, ref, sparse)
         market = _read(checkout)
         final = registry.clones_dir(home) / market.name
-        record = registry.MarketplaceRecord(
-            market.name, "git", source.value, str(final), ref, sparse, revision
-        )
+        # No revision yet: as in Codex 0.169.0, the first upgrade after an add reports the root
+        # as upgraded; later ones only when the revision changed.
+        record = registry.MarketplaceRecord(market.name, "git", source.value, str(final), ref, sparse)
         with registry.editing(home) as state:
             _check_free(state, record)
             shutil.rmtree(final, ignore_errors=True)
