@@ -7,6 +7,7 @@ user's own `mcp_servers` win over a plugin's server of the same name.
 from __future__ import annotations
 
 import asyncio
+import weakref
 from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
@@ -20,9 +21,17 @@ from tether_server.processor.state import ServerState
 from tether_server.tools.mcp.config import ServerConfig, parse_servers
 
 PLUGIN_SKILLS = "plugins"
-# One plugin change at a time: an install and an uninstall racing would otherwise apply in either
-# order to the MCP manager.
-LOCK = asyncio.Lock()
+_locks: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, asyncio.Lock] = weakref.WeakKeyDictionary()
+
+
+def changes() -> asyncio.Lock:
+    """One plugin change at a time (an install and an uninstall racing would otherwise reach the
+    MCP manager in either order); one lock per event loop, as a lock belongs to its loop."""
+    loop = asyncio.get_running_loop()
+    lock = _locks.get(loop)
+    if lock is None:
+        lock = _locks[loop] = asyncio.Lock()
+    return lock
 
 
 def with_plugin_servers(configured: Any, found: PluginContributions) -> Any:

@@ -14,7 +14,7 @@ from tether_server.rpc.context import RequestContext
 async def marketplace_add(
     state: ServerState, ctx: RequestContext, params: pl.MarketplaceAddParams
 ) -> pl.MarketplaceAddResponse:
-    async with plugin_runtime.LOCK:
+    async with plugin_runtime.changes():
         added = await asyncio.to_thread(
             ops.add_marketplace, state.home, params.source, params.ref_name, params.sparse_paths
         )
@@ -26,7 +26,7 @@ async def marketplace_add(
 async def marketplace_remove(
     state: ServerState, ctx: RequestContext, params: pl.MarketplaceRemoveParams
 ) -> pl.MarketplaceRemoveResponse:
-    async with plugin_runtime.LOCK:
+    async with plugin_runtime.changes():
         root = await asyncio.to_thread(ops.remove_marketplace, state.home, params.marketplace_name)
     return pl.MarketplaceRemoveResponse(
         marketplace_name=params.marketplace_name, installed_root=str(root) if root else None
@@ -36,7 +36,7 @@ async def marketplace_remove(
 async def marketplace_upgrade(
     state: ServerState, ctx: RequestContext, params: pl.MarketplaceUpgradeParams
 ) -> pl.MarketplaceUpgradeResponse:
-    async with plugin_runtime.LOCK:
+    async with plugin_runtime.changes():
         done = await asyncio.to_thread(ops.upgrade, state.home, params.marketplace_name)
     return pl.MarketplaceUpgradeResponse(
         selected_marketplaces=done.selected,

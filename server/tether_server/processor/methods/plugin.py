@@ -85,7 +85,7 @@ async def plugin_install(
     def install() -> catalog.PluginEntry:
         return ops.install(home, ops.marketplace_at(file), params.plugin_name)
 
-    async with plugin_runtime.LOCK:
+    async with plugin_runtime.changes():
         entry = await asyncio.to_thread(install)
         await plugin_runtime.apply_contributions(state)
     return pl.PluginInstallResponse(auth_policy=entry.auth_policy)
@@ -101,7 +101,7 @@ async def plugin_uninstall(
         raise pw.remote_unavailable("resolve remote plugin before uninstall", _api_key(state))
     if not catalog.valid_name(name) or not catalog.valid_name(market):
         raise InvalidRequest("invalid remote plugin id")
-    async with plugin_runtime.LOCK:
+    async with plugin_runtime.changes():
         await asyncio.to_thread(ops.uninstall, state.home, params.plugin_id)
         await plugin_runtime.apply_contributions(state)
     return EmptyResult()
