@@ -77,6 +77,14 @@ async def test_a_bad_store_url_is_a_configuration_error(tmp_path: Path) -> None:
     assert status == 2
     assert "configuration error: store: 'sqlite://relative.db' is not a SQLite URL" in err
     assert not (tmp_path / "home" / "tether.sqlite").exists()
+    # The config key is read too, and the environment wins over it.
+    (tmp_path / "conf").mkdir()
+    (tmp_path / "conf" / "config.toml").write_text('store = "ftp://nowhere"\n')
+    status, err = await _refused(tmp_path / "conf")
+    assert status == 2
+    assert "configuration error: store: 'ftp://nowhere' is not a store URL" in err
+    status, err = await _refused(tmp_path / "conf", env={"TETHER_STORE": "sqlite://x"})
+    assert "configuration error: store: 'sqlite://x' is not a SQLite URL" in err
 
 
 async def test_an_unreachable_postgres_stops_the_daemon_with_its_reason(
