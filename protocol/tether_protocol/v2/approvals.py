@@ -67,6 +67,11 @@ OMITTED_WHEN_NULL: frozenset[str] = frozenset(
         "networkApprovalContext",
         "proposed_network_policy_amendments",
         "proposedNetworkPolicyAmendments",
+        # account/login/start's answer: each sign-in kind sends only its own keys.
+        "authUrl",
+        "loginId",
+        "userCode",
+        "verificationUrl",
     }
 )
 
