@@ -61,6 +61,9 @@ async def test_the_early_answer_equals_the_full_servers(tmp_path: Path) -> None:
     early = await AppServer.start(home, env=SHOW_EARLY)
     await early.send_raw(_line(FULL_INITIALIZE))
     early_reply = await early.wait_for(lambda m: m.get("id") == 1)
+    # The full server logs the hand-off once it is up; a client gone before that ends the daemon
+    # without it (test_stdio_eof), so a request keeps this one until then.
+    await early.request("thread/loaded/list", {})
     assert await early.close() == 0
     assert _answered_early(early)
 
