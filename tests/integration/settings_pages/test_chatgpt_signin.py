@@ -81,7 +81,13 @@ async def test_browser_sign_in_stores_the_tokens_and_reads_the_account(
     updated = await server.notification("account/updated", after=mark)
     account = await server.request("account/read", {})
     auth = server.home / "auth.json"
-    stored = json.loads(auth.read_text())
+    stored, mode = json.loads(auth.read_text()), stat.S_IMODE(auth.stat().st_mode)
+    issuer.accepted_tokens, issuer.usage = {"access-1"}, {"plan_type": "pro"}
+    limits = await server.request("account/rateLimits/read")
+    mark = server.mark()
+    await server.request("account/logout")
+    signed_out = await server.notification("account/updated", after=mark)
+    after = await server.request("account/read", {})
 
     assert started["type"] == "chatgpt" and set(started) == {"type", "loginId", "authUrl"}
     assert started["authUrl"].startswith(f"{issuer.base_url}/oauth/authorize?response_type=code&client_id=")
@@ -107,7 +113,7 @@ async def test_browser_sign_in_stores_the_tokens_and_reads_the_account(
         "workspaceName": None,
     }
     assert account["userId"] == "user-1"
-    assert stat.S_IMODE(auth.stat().st_mode) == 0o600
+    assert mode == 0o600
     assert stored["auth_mode"] == "chatgpt" and stored["OPENAI_API_KEY"] is None
     tokens = stored["tokens"]
     assert set(tokens) == {"id_token", "access_token", "refresh_token", "account_id"}
@@ -117,6 +123,10 @@ async def test_browser_sign_in_stores_the_tokens_and_reads_the_account(
         "acc-1",
     )
     assert isinstance(stored["last_refresh"], str)
+    assert issuer.usage_auth == [("Bearer access-1", "acc-1")]
+    assert limits["rateLimits"]["planType"] == "pro" and limits["rateLimits"]["primary"] is None
+    assert signed_out["params"] == {"authMode": None, "planType": None}
+    assert after["account"] is None and not auth.exists()
 
 
 async def test_a_callback_without_code_or_with_a_refused_code_signs_nothing_in(
