@@ -42,10 +42,12 @@ def test_auth_json_keeps_codex_field_names_and_owner_only_mode(tmp_path: Path) -
     assert store.load() == StoredAuth(KEY)
 
 
-def test_a_codex_auth_json_with_chatgpt_tokens_only_holds_no_key(tmp_path: Path) -> None:
+def test_a_codex_auth_json_with_chatgpt_tokens_only_holds_no_key_but_the_sign_in(tmp_path: Path) -> None:
     (tmp_path / "auth.json").write_text(json.dumps({"OPENAI_API_KEY": None, "tokens": {"id_token": "x"}}))
 
-    assert FileStore(tmp_path / "auth.json").load() is None
+    loaded = FileStore(tmp_path / "auth.json").load()
+
+    assert loaded is not None and (loaded.api_key, loaded.tokens) == (None, {"id_token": "x"})
 
 
 def test_a_corrupt_auth_json_is_an_error_that_says_how_to_recover(tmp_path: Path) -> None:
