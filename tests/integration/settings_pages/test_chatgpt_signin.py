@@ -274,3 +274,24 @@ async def test_device_code_cancel_and_an_unreachable_issuer(start_app: StartApp,
         f"({closed}/api/accounts/deviceauth/usercode)",
     )
     assert issuer.token_requests == []
+
+
+async def test_a_busy_callback_port_is_an_error_and_no_sign_in_is_left_pending(
+    start_app: StartApp, issuer: FakeIssuer
+) -> None:
+    with socket.socket() as busy:
+        busy.bind(("127.0.0.1", 0))
+        busy.listen()
+        port = busy.getsockname()[1]
+        server = await start_app(
+            "-c", f'tether.chatgpt_issuer="{issuer.base_url}"', "-c", f"tether.chatgpt_login_port={port}"
+        )
+        mark = server.mark()
+        with pytest.raises(RpcErrorReply) as refused:
+            await server.request("account/login/start", {"type": "chatgpt"})
+        account = await server.request("account/read", {})
+
+    assert refused.value.code == -32603
+    assert refused.value.message.startswith("failed to start login server: ")
+    assert account["account"] is None
+    assert [m for m in server.since(mark) if m.get("method", "").startswith("account/")] == []
