@@ -56,7 +56,7 @@ MCP_SERVER_OAUTH_LOGIN = MethodSpec(
     "mcpServer/oauth/login",
     ax.McpServerOauthLoginParams,
     ax.McpServerOauthLoginResponse,
-    doc="Sign in to an HTTP MCP server with OAuth (Tether: refused with a clear error).",
+    doc="Sign in to an HTTP MCP server with OAuth: the URL to open; mcpServer/oauthLogin/completed follows.",
 )
 MODEL_PROVIDER_CONFIG_WRITE = MethodSpec(
     "modelProvider/config/write",

@@ -262,6 +262,11 @@ WINDOWS_SANDBOX_SETUP_COMPLETED = NotificationSpec(
     ax.WindowsSandboxSetupCompletedNotification,
     doc="A Windows sandbox setup ended (on Linux: always failed).",
 )
+MCP_SERVER_OAUTH_LOGIN_COMPLETED = NotificationSpec(
+    "mcpServer/oauthLogin/completed",
+    ax.McpServerOauthLoginCompletedNotification,
+    doc="An MCP server OAuth sign-in ended: success, or why not.",
+)
 ACCOUNT_RATE_LIMITS_UPDATED = NotificationSpec(
     "account/rateLimits/updated",
     n.AccountRateLimitsUpdatedNotification,

@@ -3,9 +3,9 @@ the account-page methods that need a ChatGPT account, a gateway or Windows to do
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Any, Literal
 
-from pydantic import Field
+from pydantic import Field, SerializerFunctionWrapHandler, model_serializer
 
 from tether_protocol.common import WireModel
 
@@ -124,3 +124,21 @@ class McpServerOauthLoginResponse(WireModel):
 
     authorization_url: str
     login_id: str | None = None
+
+
+class McpServerOauthLoginCompletedNotification(WireModel):
+    """`mcpServer/oauthLogin/completed`: a sign-in started by `mcpServer/oauth/login` ended."""
+
+    name: str
+    success: bool
+    thread_id: str | None = None
+    login_id: str | None = None
+    error: str | None = None
+
+    @model_serializer(mode="wrap")
+    def _error_only_on_failure(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        # Codex sends no `error` key at all on success (threadId stays, null).
+        dumped: dict[str, Any] = handler(self)
+        if dumped.get("error") is None:
+            dumped.pop("error", None)
+        return dumped

@@ -1,5 +1,5 @@
 """`account/gatewayOAuth/*`, `account/rateLimitResetCredit/consume`, `account/sendAddCreditsNudgeEmail`,
-`windowsSandbox/*`, `mcpServer/oauth/login`: answered as Codex 0.169.0 answers them where it has
+`windowsSandbox/*`: answered as Codex 0.169.0 answers them where it has
 nothing to do.
 
 No provider Tether knows signs in through a gateway (Codex's gateway OAuth is configured by an
@@ -13,7 +13,7 @@ from __future__ import annotations
 from tether_protocol import server_methods as sm
 from tether_protocol.common import EmptyParams
 from tether_protocol.v2 import account_extras as ax
-from tether_server.errors import InternalError, InvalidRequest
+from tether_server.errors import InvalidRequest
 from tether_server.processor.methods.account import has_key
 from tether_server.processor.state import ServerState
 from tether_server.rpc.context import RequestContext
@@ -25,11 +25,6 @@ NOT_CONFIGURED = (
     "Restore this provider\u2019s configuration to continue."
 )
 WINDOWS_ONLY = "{kind} Windows sandbox setup is only supported on Windows"
-OAUTH_HTTP_ONLY = "OAuth login is only supported for streamable HTTP servers."
-NO_MCP_SERVER = "No MCP server named '{name}' found."
-OAUTH_UNSUPPORTED = (
-    "failed to login to MCP server '{name}': OAuth login for MCP servers is not supported by Tether yet"
-)
 
 
 def _provider(state: ServerState, wanted: str | None) -> tuple[str, str]:
@@ -104,15 +99,3 @@ async def windows_sandbox_setup_start(
     conn = ctx.connection
     ctx.after_response(lambda: send_notification([conn], sm.WINDOWS_SANDBOX_SETUP_COMPLETED, done))
     return ax.WindowsSandboxSetupStartResponse(started=True)
-
-
-async def mcp_oauth_login(
-    state: ServerState, ctx: RequestContext, params: ax.McpServerOauthLoginParams
-) -> ax.McpServerOauthLoginResponse:
-    servers = state.config.config.mcp_servers
-    entry = servers.get(params.name) if isinstance(servers, dict) else None
-    if not isinstance(entry, dict):
-        raise InvalidRequest(NO_MCP_SERVER.format(name=params.name))
-    if "url" not in entry:
-        raise InvalidRequest(OAUTH_HTTP_ONLY)
-    raise InternalError(OAUTH_UNSUPPORTED.format(name=params.name))

@@ -18,6 +18,7 @@ from tether_server.rpc.connection import Connection
 from tether_server.rpc.context import RequestContext
 from tether_server.rpc.outgoing import send_notification
 from tether_server.tools.mcp.calls import CallOrigin, McpCallError
+from tether_server.tools.mcp.config import OAUTH_STORE_FILE
 from tether_server.tools.mcp.manager import McpManager
 
 if TYPE_CHECKING:
@@ -46,6 +47,7 @@ def wire_up(state: ServerState, manager: McpManager) -> None:
         except Exception:  # noqa: BLE001 - an error reply cancels the elicitation
             return {"action": "cancel"}
 
+    manager.oauth_store = state.home / OAUTH_STORE_FILE
     manager.status_listeners.append(status)
     manager.elicitation_handler = elicit
 
@@ -56,7 +58,7 @@ def _status(conn: ServerConnection, detail: str | None) -> w.McpServerStatus:
     info = conn.server_info
     return w.McpServerStatus(
         name=conn.name,
-        auth_status="bearerToken" if cfg.bearer_token_env_var else "unsupported",
+        auth_status=_auth_status(conn),
         runtime_status="disabled" if conn.state == "disabled" else _CONNECTION.get(conn.state),
         server_info=w.McpServerInfo(name=info.name, version=info.version or "", title=info.title)
         if info
@@ -72,6 +74,17 @@ def _status(conn: ServerConnection, detail: str | None) -> w.McpServerStatus:
         http_origin=_origin(cfg.url),
         plugin_id=cfg.plugin_id,
     )
+
+
+def _auth_status(conn: ServerConnection) -> w.McpAuthStatus:
+    cfg = conn.config
+    if cfg.bearer_token_env_var:
+        return "bearerToken"
+    if cfg.url is None:
+        return "unsupported"
+    from tether_server.tools.mcp.oauth import auth_status
+
+    return auth_status(cfg.oauth_store, cfg.name, cfg.url, conn.error if conn.state == "failed" else None)
 
 
 def _origin(url: str | None) -> str | None:

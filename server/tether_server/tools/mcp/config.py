@@ -10,6 +10,9 @@ APPROVAL_MODES = ("auto", "prompt", "approve")
 """Per tool: `auto` asks for tools not annotated read-only (or annotated destructive), `prompt`
 always asks, `approve` never does."""
 
+OAUTH_STORE_FILE = "mcp_oauth.json"
+"""In the home: the OAuth tokens of HTTP servers (`mcpServer/oauth/login`), 0600."""
+
 _NAME = re.compile(r"^[A-Za-z0-9_-]+$")
 
 
@@ -37,6 +40,7 @@ class ServerConfig:
     # Tether's: how long an elicitation waits for a client before it is cancelled.
     elicitation_timeout_sec: float = 60.0
     plugin_id: str | None = None  # the installed plugin that brought this server
+    oauth_store: str | None = None  # the OAuth tokens file, for an HTTP server (set by the manager)
 
     @property
     def transport(self) -> str:

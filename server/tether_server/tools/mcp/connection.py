@@ -23,7 +23,7 @@ from mcp.shared.dispatcher import ProgressFnT
 from mcp.shared.exceptions import MCPError
 
 from tether_server import log
-from tether_server.tools.mcp import http_bound
+from tether_server.tools.mcp import http_bound, oauth
 from tether_server.tools.mcp.calls import CallOrigin, Json, McpCallError
 from tether_server.tools.mcp.config import ServerConfig
 from tether_server.tools.mcp.launch import server_argv
@@ -351,6 +351,7 @@ async def _http(cfg: ServerConfig) -> AsyncIterator[Any]:
             raise McpCallError(f"environment variable {cfg.bearer_token_env_var} is not set")
         headers["Authorization"] = f"Bearer {token}"
     client = httpx2.AsyncClient(
+        auth=oauth.connection_auth(cfg),
         headers={**headers, **http_bound.IDENTITY},
         timeout=httpx2.Timeout(30.0, read=300.0),
         event_hooks={"response": [http_bound.response_hook(MAX_MESSAGE_BYTES)]},

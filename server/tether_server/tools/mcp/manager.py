@@ -6,7 +6,8 @@ import asyncio
 import hashlib
 import re
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from tether_server import log
@@ -64,6 +65,7 @@ class McpManager:
         self._conns: dict[str, ServerConnection] = {}
         self.status_listeners: list[Callable[[str, str, str | None], None]] = []
         self.elicitation_handler: ElicitationHandler | None = None
+        self.oauth_store: Path | None = None
 
     def start(self) -> None:
         if not self._configs:
@@ -72,9 +74,25 @@ class McpManager:
         from tether_server.tools.mcp.connection import ServerConnection
 
         for cfg in self._configs:
+            if cfg.url and self.oauth_store is not None:
+                cfg = replace(cfg, oauth_store=str(self.oauth_store))
             conn = ServerConnection(cfg, self._status, self._elicit)
             self._conns[cfg.name] = conn
             conn.start()
+
+    async def restart(self, name: str) -> None:
+        """Connect one server afresh: after an OAuth sign-in its new tokens are used at once."""
+        from tether_server.tools.mcp.connection import ServerConnection
+
+        old = self._conns.get(name)
+        if old is None:
+            return
+        await old.stop()
+        if self._conns.get(name) is not old:
+            return  # a reload replaced it meanwhile, and started the new one with the new tokens
+        conn = ServerConnection(old.config, self._status, self._elicit)
+        self._conns[name] = conn
+        conn.start()
 
     async def close(self) -> None:
         conns, self._conns = list(self._conns.values()), {}
