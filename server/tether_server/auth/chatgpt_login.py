@@ -72,6 +72,51 @@ def account_claims(id_token: str) -> tuple[str | None, str | None, str | None, s
     )
 
 
+class RefreshError(Exception):
+    """The issuer would not renew the tokens; the message says why."""
+
+
+async def refresh_tokens(issuer: str, tokens: dict[str, str]) -> dict[str, str]:
+    """Renew a browser sign-in's tokens with its refresh token at `{issuer}/oauth/token`.
+
+    Returns the tokens with what the issuer renewed replaced (it may omit any of them).
+
+    Raises:
+        RefreshError: no refresh token, the issuer unreachable, or its refusal.
+    """
+    if not tokens.get("refresh_token"):
+        raise RefreshError("no refresh token is stored; sign in again")
+    url = f"{issuer.rstrip('/')}/oauth/token"
+    body = {
+        "client_id": CLIENT_ID,
+        "grant_type": "refresh_token",
+        "refresh_token": tokens["refresh_token"],
+        "scope": "openid profile email",
+    }
+    try:
+        async with httpx.AsyncClient(timeout=_EXCHANGE_S) as client:
+            response = await client.post(url, json=body)
+    except httpx.HTTPError:
+        raise RefreshError(f"error sending request for url ({url})") from None
+    if response.status_code != 200:
+        raise RefreshError(f"the token endpoint answered {response.status_code}; sign in again")
+    try:
+        renewed = response.json()
+    except ValueError:
+        renewed = None
+    if not isinstance(renewed, dict):
+        raise RefreshError("the token endpoint's answer is not a JSON object")
+    merged = dict(tokens)
+    merged.update(
+        {
+            k: v
+            for k, v in renewed.items()
+            if k in ("id_token", "access_token", "refresh_token") and isinstance(v, str)
+        }
+    )
+    return merged
+
+
 def _b64(data: bytes) -> str:
     return base64.urlsafe_b64encode(data).rstrip(b"=").decode()
 

@@ -4,12 +4,14 @@
 token and the workspace id; a failed read is Codex's -32603 "failed to fetch codex rate limits: GET
 <url> failed: <status>; content-type=<type>; body=<body>". With `chatgptAuthTokens`, a 401 makes
 Tether ask the app that supplied the tokens for fresh ones (`account/chatgptAuthTokens/refresh`,
-reason `unauthorized`) and read once more with them.
+reason `unauthorized`) and read once more with them; a browser sign-in's tokens are renewed at the
+issuer with the stored refresh token instead.
 """
 
 from __future__ import annotations
 
 import asyncio
+import datetime
 import math
 from http import HTTPStatus
 from typing import Any
@@ -19,6 +21,8 @@ from pydantic import ValidationError
 
 from tether_protocol.v2 import account as acct
 from tether_protocol.v2 import notifications as n
+from tether_server.auth import CredentialStoreError
+from tether_server.auth.chatgpt_login import RefreshError, refresh_tokens
 from tether_server.errors import InternalError
 from tether_server.processor.state import ServerState
 
@@ -59,6 +63,21 @@ async def _get(url: str, tokens: dict[str, str]) -> httpx.Response:
         raise InternalError(
             f"failed to fetch codex rate limits: error sending request for url ({url})"
         ) from None
+
+
+async def refresh_stored(state: ServerState, tokens: dict[str, str]) -> dict[str, str]:
+    """Renew a browser sign-in's tokens at the issuer and store them.
+
+    Raises:
+        InternalError: the issuer would not renew them, or the store refused the write.
+    """
+    try:
+        renewed = await refresh_tokens(state.config.config.tether.chatgpt_issuer, tokens)
+        stamp = datetime.datetime.now(datetime.UTC).isoformat().replace("+00:00", "Z")
+        await state.credentials.login_chatgpt(renewed, stamp)
+    except (RefreshError, CredentialStoreError) as exc:
+        raise InternalError(f"failed to refresh ChatGPT tokens: {exc}") from None
+    return renewed
 
 
 async def _refresh(state: ServerState, tokens: dict[str, str]) -> dict[str, str] | None:
@@ -136,8 +155,9 @@ async def rate_limits(state: ServerState, tokens: dict[str, str]) -> dict[str, A
     """
     url = f"{base_url(state)}/wham/usage"
     response = await _get(url, tokens)
-    if response.status_code == 401 and "owner" in tokens:
-        fresh = await _refresh(state, tokens)
+    if response.status_code == 401:
+        # Managed tokens are renewed with the refresh token; an app's are asked of the app.
+        fresh = await _refresh(state, tokens) if "owner" in tokens else await refresh_stored(state, tokens)
         if fresh is not None:
             response = await _get(url, fresh)
     if response.status_code != 200:

@@ -47,6 +47,7 @@ class FakeIssuer:
     accepted_tokens: set[str] = field(default_factory=set)
     usage_auth: list[tuple[str, str]] = field(default_factory=list)  # (authorization, account id)
     usage: dict[str, Any] = field(default_factory=dict)
+    refresh_requests: list[dict[str, Any]] = field(default_factory=list)
     device_approved: bool = False  # the user entered the code at the issuer
     device_polls: int = 0
     _device_verifier: str = "device-verifier-0123456789"
@@ -94,6 +95,16 @@ def _s256(verifier: str) -> str:
     return base64.urlsafe_b64encode(hashlib.sha256(verifier.encode()).digest()).rstrip(b"=").decode()
 
 
+def _renew(fake: FakeIssuer, body: dict[str, Any]) -> tuple[int, dict[str, Any]]:
+    """A refresh grant: the refresh token it handed out buys a new access and refresh token."""
+    fake.refresh_requests.append(body)
+    if body.get("client_id") != CLIENT_ID or body.get("grant_type") != "refresh_token":
+        return 400, {"error": "invalid_request"}
+    if body.get("refresh_token") != "refresh-1":
+        return 401, {"error": "invalid_grant"}
+    return 200, {"access_token": "access-2", "refresh_token": "refresh-2"}
+
+
 class _Handler(http.server.BaseHTTPRequestHandler):
     fake: FakeIssuer
 
@@ -116,6 +127,11 @@ class _Handler(http.server.BaseHTTPRequestHandler):
             return
         if self.path == "/api/accounts/deviceauth/token":
             self._send(*self.fake.device_token(json.loads(raw)))
+            return
+        if self.path == "/oauth/token" and self.headers.get("Content-Type", "").startswith(
+            "application/json"
+        ):
+            self._send(*_renew(self.fake, json.loads(raw)))
             return
         form = {k: v[0] for k, v in parse_qs(raw).items()}
         if self.path != "/oauth/token":

@@ -295,3 +295,38 @@ async def test_a_busy_callback_port_is_an_error_and_no_sign_in_is_left_pending(
     assert refused.value.message.startswith("failed to start login server: ")
     assert account["account"] is None
     assert [m for m in server.since(mark) if m.get("method", "").startswith("account/")] == []
+
+
+async def test_a_browser_sign_in_is_renewed_with_its_refresh_token(
+    start_app: StartApp, issuer: FakeIssuer
+) -> None:
+    server = await start_app(*_args(issuer))
+    mark = server.mark()
+    _, query = await _start(server, issuer)
+    await _browser(f"{query['redirect_uri']}?code={issuer.code}&state={query['state']}")
+    await server.notification("account/login/completed", after=mark)
+    issuer.accepted_tokens, issuer.usage = {"access-2"}, {"plan_type": "pro"}
+
+    limits = await server.request("account/rateLimits/read")  # access-1 is refused: renewed, read again
+    stored = json.loads(server.home.joinpath("auth.json").read_text())
+    with pytest.raises(RpcErrorReply) as refused:  # refresh-1 is spent: the issuer refuses refresh-2
+        await server.request("account/read", {"refreshToken": True})
+    after = json.loads(server.home.joinpath("auth.json").read_text())
+    account = await server.request("account/read", {})
+
+    assert limits["rateLimits"]["planType"] == "pro"
+    assert [a for a, _ in issuer.usage_auth] == ["Bearer access-1", "Bearer access-2"]
+    assert issuer.refresh_requests[0] == {
+        "client_id": fake_issuer.CLIENT_ID,
+        "grant_type": "refresh_token",
+        "refresh_token": "refresh-1",
+        "scope": "openid profile email",
+    }
+    assert (stored["tokens"]["access_token"], stored["tokens"]["refresh_token"]) == ("access-2", "refresh-2")
+    assert stored["tokens"]["id_token"]  # kept: the issuer did not send a new one
+    assert (refused.value.code, refused.value.message) == (
+        -32603,
+        "failed to refresh ChatGPT tokens: the token endpoint answered 401; sign in again",
+    )
+    assert after == stored
+    assert account["account"]["email"] == "ada@example.com"

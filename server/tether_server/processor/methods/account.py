@@ -16,6 +16,7 @@ from tether_protocol.v2 import workspace as ws
 from tether_server.auth import CredentialStoreError
 from tether_server.config import resolve_api_key
 from tether_server.errors import ConfigError, InternalError, InvalidParams, InvalidRequest
+from tether_server.processor import chatgpt_backend
 from tether_server.processor.methods import account_login
 from tether_server.processor.state import ServerState
 from tether_server.rpc.context import RequestContext
@@ -49,6 +50,10 @@ async def account_read(
     state: ServerState, ctx: RequestContext, params: acct.GetAccountParams
 ) -> acct.GetAccountResponse:
     """The ChatGPT account signed in, else an `apiKey` account when the provider has a key, else null."""
+    tokens = state.credentials.chatgpt_tokens()
+    if params.refresh_token and tokens is not None and state.credentials.external is None:
+        # A proactive renewal of a browser sign-in; an app's tokens are the app's to renew.
+        await chatgpt_backend.refresh_stored(state, tokens)
     chatgpt = account_login.chatgpt_account(state)
     if chatgpt is not None:
         return acct.GetAccountResponse(account=chatgpt[0], user_id=chatgpt[1])
