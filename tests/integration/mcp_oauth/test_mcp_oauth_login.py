@@ -100,7 +100,7 @@ async def _completed(server: RpcClient, mark: int) -> dict[str, Any]:
     return dict(msg["params"])
 
 
-async def test_sign_in_then_the_model_calls_the_servers_tool_and_a_restart_keeps_it(
+async def test_sign_in_then_the_model_calls_the_servers_tool_and_a_killed_daemon_keeps_it(
     start_server: StartServer,
     fake_model: FakeResponsesServer,
     guarded: Guarded,
@@ -143,7 +143,9 @@ async def test_sign_in_then_the_model_calls_the_servers_tool_and_a_restart_keeps
     outputs = [i for i in fake_model.requests[-1].body["input"] if i.get("call_id") == "call_1"]
     assert any("swordfish" in str(o.get("output")) for o in outputs if o["type"] == "function_call_output")
 
-    await server.close()
+    # SIGKILL, not a shutdown: the sign-in was on disk once its notification went out.
+    server.kill()
+    await server.close(check=False)
     again = await start_server(*guarded.config(), home=home)
     restarted = await wait_status(again, "guarded", "connected")
     assert restarted["authStatus"] == "oAuth" and "secret_word" in restarted["tools"]
