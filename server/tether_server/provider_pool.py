@@ -9,8 +9,11 @@ from typing import TYPE_CHECKING
 
 from tether_server.auth import Credentials
 from tether_server.config import LoadedConfig, resolve_api_key
+from tether_server.config.provider import ModelProviderInfo, takes_stored_key
 from tether_server.providers.base import ModelProvider, ProviderSettings
 from tether_server.providers.deferred import DeferredProvider, responses_loaded
+
+CHATGPT_BASE_URL = "https://chatgpt.com/backend-api"
 
 if TYPE_CHECKING:
     from tether_server.providers.responses import ResponsesProvider
@@ -37,16 +40,24 @@ class Providers:
             # and off the event loop; the real client is made (and cached) once it has loaded.
             return DeferredProvider(functools.partial(self, provider_id))
         info = self._loaded.config.model_providers[provider_id]
-        api_key = resolve_api_key(info, os.environ, self._credentials.api_key())
+        base_url, headers = (info.base_url or "").rstrip("/"), dict(info.http_headers or {})
+        chatgpt = self._chatgpt(provider_id, info)
+        api_key: str | None
+        if chatgpt is not None:
+            base_url, api_key, account_id = chatgpt
+            if account_id:
+                headers["ChatGPT-Account-Id"] = account_id
+        else:
+            api_key = resolve_api_key(info, os.environ, self._credentials.api_key())
         cached = self._cache.get(provider_id)
-        if cached is not None and cached.settings.api_key != api_key:
+        if cached is not None and (cached.settings.api_key, cached.settings.base_url) != (api_key, base_url):
             self._retired.append(self._cache.pop(provider_id))
         if provider_id not in self._cache:
             settings = ProviderSettings(
                 name=provider_id,
-                base_url=(info.base_url or "").rstrip("/"),
+                base_url=base_url,
                 api_key=api_key,
-                http_headers=dict(info.http_headers or {}),
+                http_headers=headers,
                 query_params=dict(info.query_params or {}),
                 stream_idle_timeout_s=info.stream_idle_timeout_ms / 1000,
                 request_max_retries=info.request_max_retries,
@@ -55,6 +66,25 @@ class Providers:
             )
             self._cache[provider_id] = _provider_for(info.wire_api, settings)
         return self._cache[provider_id]
+
+    def _chatgpt(self, provider_id: str, info: ModelProviderInfo) -> tuple[str, str, str] | None:
+        """(base URL, access token, workspace id) when a ChatGPT sign-in authenticates this provider.
+
+        As in Codex: an OpenAI-authenticated provider with no key of its own (no bearer token, its
+        variable unset, no stored API key) talks as the signed-in ChatGPT account; the built-in
+        `openai` provider then goes to `{chatgpt_base_url}/codex` instead of the API.
+        """
+        tokens = self._credentials.chatgpt_tokens()
+        if tokens is None or not takes_stored_key(info) or self._credentials.api_key() is not None:
+            return None
+        if info.experimental_bearer_token or (info.env_key and os.environ.get(info.env_key, "").strip()):
+            return None
+        base_url = (info.base_url or "").rstrip("/")
+        if provider_id == "openai":
+            configured = self._loaded.config.chatgpt_base_url
+            root = configured if isinstance(configured, str) and configured else CHATGPT_BASE_URL
+            base_url = f"{root.rstrip('/')}/codex"
+        return base_url, tokens.get("access_token", ""), tokens.get("account_id", "")
 
     def _headers_seen(self, headers: Mapping[str, str]) -> None:
         for listener in self.header_listeners:

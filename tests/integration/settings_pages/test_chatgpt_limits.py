@@ -4,6 +4,8 @@ Observed on Codex 0.169.0 (`chatgpt_base_url` pointing at a loopback server): th
 `GET {chatgpt_base_url}/wham/usage` with `Authorization: Bearer <access token>` and
 `ChatGPT-Account-Id`; a refusal is -32603 "failed to fetch codex rate limits: GET <url> failed:
 401 Unauthorized; content-type=application/json; body={"detail":"no"}".
+A ChatGPT sign-in authenticates the built-in `openai` provider's turns: Codex sends them to
+`{chatgpt_base_url}/codex/responses` with the access token and the workspace id.
 Codex asks the app for fresh `chatgptAuthTokens` (`account/chatgptAuthTokens/refresh`, reason
 `unauthorized`) when a backend request gets 401; Tether does so for this read and retries once.
 """
@@ -12,6 +14,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 
@@ -19,6 +22,8 @@ from tests.conftest import StartApp
 from tests.integration.settings_pages import fake_issuer
 from tests.integration.settings_pages.fake_issuer import FakeIssuer
 from tests.support.rpcclient import RpcErrorReply
+from tether_testing import script
+from tether_testing.fake_responses import FakeResponsesServer
 
 USAGE = {
     "plan_type": "pro",
@@ -100,3 +105,31 @@ async def test_a_refused_read_is_codexs_error(start_app: StartApp, backend: Fake
         'content-type=application/json; body={"detail": "token expired"}',
     )
     assert len(backend.usage_auth) == 2
+
+
+async def test_a_chatgpt_sign_in_serves_the_openai_providers_turns(
+    start_app: StartApp, fake_model: FakeResponsesServer, workdir: Path
+) -> None:
+    fake_model.add(script.text_reply("hi"))
+    server = await start_app(
+        "-c",
+        'model_provider="openai"',
+        "-c",
+        f'chatgpt_base_url="{fake_model.base_url}"',
+        env={"OPENAI_API_KEY": ""},
+    )
+    token = fake_issuer.id_token()
+    await server.request("account/login/start", _tokens(token))
+    thread_id = (await server.request("thread/start", {"cwd": str(workdir)}))["thread"]["id"]
+
+    mark = server.mark()
+    await server.request("turn/start", {"threadId": thread_id, "input": [{"type": "text", "text": "hi"}]})
+    done = await server.notification("turn/completed", after=mark)
+
+    assert done["params"]["turn"]["status"] == "completed"
+    [request] = fake_model.requests
+    assert request.path.endswith("/codex/responses")
+    assert (request.header("authorization"), request.header("chatgpt-account-id")) == (
+        f"Bearer {token}",
+        "acc-1",
+    )
