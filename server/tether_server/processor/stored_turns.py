@@ -13,6 +13,7 @@ from typing import Any
 import orjson
 
 from tether_protocol.v2.turn import TurnError
+from tether_server import heap
 from tether_server.store.base import ThreadStore, TurnRecord
 
 _ALL_TURNS = 1_000_000
@@ -42,8 +43,9 @@ def _turn(record: TurnRecord, items: list[orjson.Fragment]) -> dict[str, Any]:
 
 async def stored_turns(store: ThreadStore, thread_id: str) -> list[dict[str, Any]]:
     """Every turn of the thread with all its items, in order, in wire form."""
-    page = await store.list_turns(thread_id, cursor=None, limit=_ALL_TURNS, direction="asc")
-    by_turn: dict[str, list[orjson.Fragment]] = {}
-    for turn_id, text in await store.item_texts(thread_id):
-        by_turn.setdefault(turn_id, []).append(orjson.Fragment(text))
-    return [_turn(t, by_turn.get(t.turn_id, [])) for t in page.data]
+    with heap.collection_paused():
+        page = await store.list_turns(thread_id, cursor=None, limit=_ALL_TURNS, direction="asc")
+        by_turn: dict[str, list[orjson.Fragment]] = {}
+        for turn_id, text in await store.item_texts(thread_id):
+            by_turn.setdefault(turn_id, []).append(orjson.Fragment(text))
+        return [_turn(t, by_turn.get(t.turn_id, [])) for t in page.data]

@@ -6,7 +6,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from tether_protocol.server_methods import THREAD_CLOSED
-from tether_server import log
+from tether_server import heap, log
 from tether_server.core.session import SessionDeps, ThreadSession
 from tether_server.core.settings import TurnSettings
 from tether_server.store.base import ThreadRecord, ThreadStore
@@ -68,7 +68,8 @@ class ThreadManager:
         handle = self._loaded.get(thread_id)
         if handle is not None:
             return ThreadOpened(handle, loaded_now=False)
-        loaded = await self.store.load_session(thread_id)
+        with heap.collection_paused():  # a long history: many rows, no cycles
+            loaded = await self.store.load_session(thread_id)
         if loaded is None:
             return None
         handle = self._loaded.get(thread_id)  # another request may have loaded it meanwhile

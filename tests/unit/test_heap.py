@@ -1,0 +1,48 @@
+"""The collector pause around long-history reads: nested and overlapping pauses end with the last,
+and a collector someone else turned off stays off."""
+
+from __future__ import annotations
+
+import gc
+from collections.abc import Iterator
+
+import pytest
+
+from tether_server import heap
+
+
+@pytest.fixture(autouse=True)
+def _collector_restored() -> Iterator[None]:
+    was = gc.isenabled()
+    yield
+    if was:
+        gc.enable()
+    else:
+        gc.disable()
+
+
+def test_overlapping_pauses_end_with_the_last_one() -> None:
+    gc.enable()
+    first = heap.collection_paused()
+    second = heap.collection_paused()
+    first.__enter__()
+    second.__enter__()
+    assert not gc.isenabled()
+    first.__exit__(None, None, None)
+    assert not gc.isenabled(), "the other read is still going"
+    second.__exit__(None, None, None)
+    assert gc.isenabled()
+
+
+def test_a_pause_ends_even_when_the_read_fails() -> None:
+    gc.enable()
+    with pytest.raises(RuntimeError), heap.collection_paused():
+        raise RuntimeError("store gone")
+    assert gc.isenabled()
+
+
+def test_a_collector_turned_off_elsewhere_stays_off() -> None:
+    gc.disable()
+    with heap.collection_paused():
+        assert not gc.isenabled()
+    assert not gc.isenabled()
