@@ -210,3 +210,24 @@ async def test_servers_that_cannot_sign_in_are_refused(start_server: StartServer
         with pytest.raises(RpcErrorReply) as refused:
             await server.request("mcpServer/oauth/login", {"name": name})
         assert refused.value.code == code and refused.value.message.startswith(prefix)
+
+
+async def test_forged_callbacks_are_refused_and_the_real_one_still_signs_in(
+    start_server: StartServer, guarded: Guarded, tmp_path: Path
+) -> None:
+    server = await start_server(*guarded.config())
+    await wait_status(server, "guarded", "failed")
+    mark, answer = await _login(server, "guarded")
+    query = {k: v[0] for k, v in parse_qs(urlsplit(answer["authorizationUrl"]).query).items()}
+    callback = urlsplit(query["redirect_uri"])
+    async with httpx.AsyncClient() as other:
+        elsewhere = await other.get(f"http://{callback.netloc}/callback/guess?code=x&state={query['state']}")
+        forged = await other.get(f"{query['redirect_uri']}?code=stolen&state=forged")
+        no_state = await other.get(f"{query['redirect_uri']}?error=access_denied")
+    assert (elsewhere.status_code, forged.status_code, no_state.status_code) == (404, 400, 400)
+    assert not [m for m in server.since(mark) if m.get("method") == "mcpServer/oauthLogin/completed"]
+    assert (await status_of(server, "guarded"))["authStatus"] == "notLoggedIn"
+
+    page = await _browser(answer["authorizationUrl"])
+    assert (page.status_code, page.text) == (200, DONE_PAGE)
+    assert (await _completed(server, mark))["success"] is True

@@ -37,6 +37,21 @@ class _Callback:
 
     path: str
     result: asyncio.Future[AuthorizationCodeResult] = field(default_factory=asyncio.Future)
+    state: str | None = None  # the authorization request's; a callback without it is someone else's
+
+    def _answer(self, path: str, query: dict[str, str]) -> tuple[str, str]:
+        if path != self.path or self.result.done():
+            return "404 Not Found", "Not found"
+        if self.state is None or query.get("state") != self.state:
+            # Refused without ending the sign-in: a forged callback can neither finish nor cancel it.
+            return "400 Bad Request", "State mismatch"
+        if "code" in query:
+            code = AuthorizationCodeResult(code=query["code"], state=query["state"], iss=query.get("iss"))
+            self.result.set_result(code)
+            return "200 OK", DONE_PAGE
+        why = query.get("error_description") or query.get("error") or "no authorization code"
+        self.result.set_exception(LoginFailed(f"OAuth authorization failed: {why}"))
+        return "400 Bad Request", f"Authentication failed: {why}"
 
     async def serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         try:
@@ -47,20 +62,8 @@ class _Callback:
             return
         parts = head.split(b"\r\n", 1)[0].decode("latin-1").split(" ")
         target = urlsplit(parts[1] if len(parts) == 3 else "")
-        status, body = "404 Not Found", "Not found"
-        if target.path == self.path and not self.result.done():
-            query = {k: v[0] for k, v in parse_qs(target.query).items()}
-            if "code" in query:
-                self.result.set_result(
-                    AuthorizationCodeResult(
-                        code=query["code"], state=query.get("state"), iss=query.get("iss")
-                    )
-                )
-                status, body = "200 OK", DONE_PAGE
-            else:
-                why = query.get("error_description") or query.get("error") or "no authorization code"
-                self.result.set_exception(LoginFailed(f"OAuth authorization failed: {why}"))
-                status, body = "400 Bad Request", f"Authentication failed: {why}"
+        query = {k: v[0] for k, v in parse_qs(target.query).items()}
+        status, body = self._answer(target.path, query)
         data = body.encode()
         writer.write(
             f"HTTP/1.1 {status}\r\nContent-Type: text/plain; charset=utf-8\r\n"
@@ -100,6 +103,7 @@ async def start(
     shown: asyncio.Future[str] = asyncio.get_running_loop().create_future()
 
     async def show(authorization_url: str) -> None:
+        callback.state = parse_qs(urlsplit(authorization_url).query).get("state", [None])[0]
         shown.set_result(authorization_url)
 
     async def come_back() -> AuthorizationCodeResult:
