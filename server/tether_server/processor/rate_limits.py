@@ -10,6 +10,7 @@ backend (an API key gets Codex's error there, whatever the headers said).
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Mapping
 
 from tether_protocol import server_methods as sm
@@ -94,10 +95,35 @@ def snapshot(headers: Mapping[str, str]) -> n.RateLimitSnapshot | None:
     )
 
 
+_NAMED = re.compile(r"^x-codex-([a-z0-9_-]+?)-(?:primary|secondary)-used-percent$")
+
+
+def _named(headers: Mapping[str, str]) -> list[n.RateLimitSnapshot]:
+    """Snapshots of named limit families (`x-codex-<name>-primary-used-percent`, …), in header order."""
+    names = dict.fromkeys(m.group(1) for key in headers if (m := _NAMED.match(key.lower())))
+    found = []
+    for name in names:
+        primary = _window(headers, f"{name}-primary")
+        secondary = _window(headers, f"{name}-secondary")
+        if primary is None and secondary is None:
+            continue
+        label = (headers.get(f"{_PREFIX}{name}-limit-name") or "").strip()
+        limit_id = f"{_LIMIT_ID}_{name.replace('-', '_')}"
+        found.append(
+            n.RateLimitSnapshot(
+                limit_id=limit_id, limit_name=label or None, primary=primary, secondary=secondary
+            )
+        )
+    return found
+
+
 def headers_seen(state: ServerState, headers: Mapping[str, str]) -> None:
-    """A model response's headers arrived: tell every client the limits they carry, if any."""
-    found = snapshot(headers)
-    if found is None:
-        return
-    update = n.AccountRateLimitsUpdatedNotification(rate_limits=found)
-    send_notification(state.connections(), sm.ACCOUNT_RATE_LIMITS_UPDATED, update)
+    """A model response's headers arrived: tell every client the limits they carry, if any.
+
+    When the response names limit families, Codex sends those and not the default one.
+    """
+    named = _named(headers)
+    default = snapshot(headers)
+    for found in named or ([default] if default is not None else []):
+        update = n.AccountRateLimitsUpdatedNotification(rate_limits=found)
+        send_notification(state.connections(), sm.ACCOUNT_RATE_LIMITS_UPDATED, update)

@@ -92,3 +92,39 @@ async def test_a_response_without_limit_headers_sends_no_update(
     await server.notification("turn/completed", after=mark)
 
     assert "account/rateLimits/updated" not in [m.get("method") for m in server.since(mark)]
+
+
+async def test_a_named_limit_family_is_sent_instead_of_the_default_one(
+    start_app: StartApp, fake_model: FakeResponsesServer, workdir: Path
+) -> None:
+    # Observed: with `x-codex-other-*` beside the default headers, Codex sends only `codex_other`.
+    headers = {
+        "x-codex-primary-used-percent": "12.4",
+        "x-codex-other-primary-used-percent": "50",
+        "x-codex-other-limit-name": "Other",
+    }
+    fake_model.add(script.reply(script.message("hi"), headers=headers))
+    server = await start_app()
+    thread_id = (await server.request("thread/start", {"cwd": str(workdir)}))["thread"]["id"]
+
+    mark = server.mark()
+    await server.request("turn/start", {"threadId": thread_id, "input": [{"type": "text", "text": "hi"}]})
+    await server.notification("turn/completed", after=mark)
+    updates = [m["params"] for m in server.since(mark) if m.get("method") == "account/rateLimits/updated"]
+
+    assert updates == [
+        {
+            "rateLimits": {
+                "limitId": "codex_other",
+                "limitName": "Other",
+                "normalModelSlug": None,
+                "primary": {"usedPercent": 50, "windowDurationMins": None, "resetsAt": None},
+                "secondary": None,
+                "credits": None,
+                "individualLimit": None,
+                "spendControlReached": None,
+                "planType": None,
+                "rateLimitReachedType": None,
+            }
+        }
+    ]
