@@ -50,6 +50,7 @@ from tether_server.store.base import ThreadStore, TurnRecord
 from tether_server.store.sqlite import SqliteThreadStore
 from tether_server.threads.handle import ThreadHandle
 from tether_server.threads.manager import ThreadManager
+from tether_server.threads.ownership import DEFAULT_LEASE_S, Ownership, default_node_id
 from tether_server.tools.exec.environment import build_env
 from tether_server.tools.mcp.manager import McpManager
 
@@ -142,6 +143,14 @@ async def recovered_turns(store: ThreadStore) -> dict[str, list[TurnRecord]]:
     return recovered
 
 
+def fleet_ownership(store: ThreadStore, node_id: str | None, lease_s: float) -> Ownership | None:
+    """A daemon on PostgreSQL is a fleet node: it leases the threads it loads. SQLite: none."""
+    own = getattr(store, "own_threads", None)
+    if own is None:
+        return None
+    return Ownership(store, own(node_id or default_node_id(), lease_s))
+
+
 @dataclass
 class App:
     """The composition root. `start` builds the graph in dependency order:
@@ -154,6 +163,8 @@ class App:
     max_inflight_per_connection: int = 128
     hidden_paths: list[Path] = field(default_factory=list)
     store_factory: StoreFactory = sqlite_store
+    node_id: str | None = None  # a fleet node's id (PostgreSQL store); None: host name and pid
+    lease_s: float = DEFAULT_LEASE_S
     providers_factory: ProviderPoolFactory = Providers
     running: Running | None = None
 
@@ -187,7 +198,8 @@ class App:
         deps.mcp = mcp
         windows = ServedWindows(chat_servers(self.loaded, credentials.api_key))
         deps.served_window = None if self.loaded.config.model_context_window else windows
-        threads = ThreadManager(store, deps, projection.notification, loaded_threads)
+        ownership = fleet_ownership(store, self.node_id, self.lease_s)
+        threads = ThreadManager(store, deps, projection.notification, loaded_threads, ownership)
         threads.on_loaded.append(subscriptions.attach)
         threads.on_loaded.append(ReadMarks(store, lambda: connections).attach)
         goals = GoalBook(store, threads, lambda: connections)
@@ -202,7 +214,7 @@ class App:
             approvals,
             connections,
             credentials,
-            recovered=await recovered_turns(store),
+            recovered=threads.recovered,
             private_paths=[self.home, *self.hidden_paths],
             version=__version__,
             mcp=mcp,
@@ -211,6 +223,9 @@ class App:
                 requests, subscriptions, float(self.loaded.config.tether.dynamic_tool_timeout_sec)
             ),
         )
+        threads.recovered.update(await recovered_turns(store))
+        if ownership is not None:
+            ownership.start(threads.lose)
         processor_mcp.wire_up(state, mcp)
         state.server_requests = requests
         if isinstance(providers, Providers):
@@ -295,6 +310,8 @@ class App:
         if running.state.chatgpt_login is not None:
             running.state.chatgpt_login.close()
         await running.state.threads.shutdown()
+        if running.state.threads.ownership is not None:
+            await running.state.threads.ownership.stop()
         if running.state.mcp is not None:
             await running.state.mcp.close()
         await running.providers.aclose()

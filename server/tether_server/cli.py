@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from tether_server import __version__
-from tether_server.commands import app_server, doctor, login, store
+from tether_server.commands import app_server, doctor, fleet, login, store
 from tether_server.commands.flags import add_config_overrides
 
 EARLY_INITIALIZE_ENV = "TETHER_EARLY_INITIALIZE"
@@ -41,6 +41,19 @@ def _parser() -> argparse.ArgumentParser:
         metavar="URL",
         help="sqlite:///PATH (default: $TETHER_HOME/tether.sqlite) or postgresql://USER@HOST:PORT/DB; "
         "also $TETHER_STORE and config key `store`",
+    )
+    app_server.add_argument(
+        "--node-id",
+        default=None,
+        metavar="NAME",
+        help="this daemon's id in a fleet on PostgreSQL (default: host name and pid; also $TETHER_NODE_ID)",
+    )
+    app_server.add_argument(
+        "--lease-seconds",
+        type=float,
+        default=None,
+        metavar="S",
+        help="how long a fleet node's thread lease lasts unrenewed (default 10; also $TETHER_LEASE_SECONDS)",
     )
     app_server.add_argument(
         "--log-level",
@@ -89,6 +102,7 @@ def _parser() -> argparse.ArgumentParser:
     login.add_parsers(sub)
     doctor.add_parser(sub)
     store.add_parser(sub)
+    fleet.add_parser(sub)
     return parser
 
 
@@ -195,6 +209,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return doctor.run(args)
     if args.command == "store":
         return store.run(args)
+    if args.command == "fleet":
+        return fleet.run(args)
     return 2
 
 

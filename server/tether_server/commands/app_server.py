@@ -78,6 +78,7 @@ def _prepare_app_server(args: argparse.Namespace, spawner: int) -> tuple[App, Se
         options = serve_options(args, home)
         loaded = load_config(home, args.overrides, strict=args.strict_config, profile=args.profile)
         store_factory = urls.store_factory(urls.chosen_url(args.store, os.environ, loaded.config.store))
+        node_id, lease_s = fleet_options(args)
     except ConfigError as exc:
         sys.stderr.write(f"tether: configuration error: {exc.message}\n")
         return 2
@@ -97,6 +98,8 @@ def _prepare_app_server(args: argparse.Namespace, spawner: int) -> tuple[App, Se
         max_inflight_per_connection=args.max_inflight_per_connection,
         hidden_paths=private_paths(home, options),
         store_factory=store_factory,
+        node_id=node_id,
+        lease_s=lease_s,
     )
     import tether_server.serve  # noqa: F401 - loaded here, off the event loop (and off the front's path)
 
@@ -107,6 +110,26 @@ def _prepare_app_server(args: argparse.Namespace, spawner: int) -> tuple[App, Se
     warm_up.load_now()
     heap.settle_after_start()
     return app, options
+
+
+def fleet_options(args: argparse.Namespace) -> tuple[str | None, float]:
+    """`--node-id` / $TETHER_NODE_ID and `--lease-seconds` / $TETHER_LEASE_SECONDS; ConfigError if bad."""
+    from tether_server.errors import ConfigError
+    from tether_server.threads.ownership import DEFAULT_LEASE_S, LEASE_ENV, NODE_ENV
+
+    node_id = (getattr(args, "node_id", None) or os.environ.get(NODE_ENV, "")).strip() or None
+    if node_id is not None and (len(node_id) > 200 or not node_id.isprintable()):
+        raise ConfigError(f"--node-id {node_id!r}: at most 200 printable characters")
+    lease: float | str | None = getattr(args, "lease_seconds", None)
+    if lease is None:
+        lease = os.environ.get(LEASE_ENV, "").strip() or DEFAULT_LEASE_S
+    try:
+        lease_s = float(lease)
+    except ValueError:
+        raise ConfigError(f"{LEASE_ENV}={lease!r} is not a number of seconds") from None
+    if not 0.5 <= lease_s <= 3600:
+        raise ConfigError(f"lease of {lease_s:g} s: a lease lasts from 0.5 to 3600 seconds")
+    return node_id, lease_s
 
 
 def _serve(app: App, options: ServeOptions, front: StdioFront | None = None) -> int:

@@ -42,6 +42,7 @@ from tether_server.store.cursors import (
 )
 from tether_server.store.postgres_desktop import PostgresDesktop
 from tether_server.store.postgres_extras import PostgresGoals, PostgresSections
+from tether_server.store.postgres_leases import Leases
 from tether_server.store.postgres_open import describe_error, open_pool, redact
 from tether_server.store.search_text import item_text, normalise_term
 from tether_server.store.sqlite_rows import (
@@ -71,6 +72,12 @@ class PostgresThreadStore(PostgresGoals, PostgresSections, PostgresDesktop):
         self._pool_size = pool_size
         self._timeout_s = connect_timeout_s
         self._pool: AsyncConnectionPool | None = None
+        self.leases: Leases | None = None  # set when this daemon is a fleet node: commits are fenced
+
+    def own_threads(self, node_id: str, duration_s: float) -> Leases:
+        """Make this store a fleet node's: loaded threads are leased, their commits fenced."""
+        self.leases = Leases(self._transaction, node_id, duration_s)
+        return self.leases
 
     def __repr__(self) -> str:
         return f"PostgresThreadStore({redact(self.url)!r})"
@@ -88,6 +95,8 @@ class PostgresThreadStore(PostgresGoals, PostgresSections, PostgresDesktop):
     async def commit(self, batch: Batch) -> None:
         """Apply `batch` atomically; StoreError when it breaks a constraint (nothing is written)."""
         async with self._transaction() as conn, conn.cursor() as cur:
+            if self.leases is not None:
+                await self.leases.check(conn, batch)
             if batch.thread is not None:
                 record = batch.thread
                 await cur.execute(q.UPSERT_THREAD, thread_params(record))
@@ -221,9 +230,13 @@ class PostgresThreadStore(PostgresGoals, PostgresSections, PostgresDesktop):
             return True
 
     async def interrupt_in_progress(self, now: int) -> list[tuple[str, str]]:
+        """Only threads that never had a lease: a leased thread's running turn is a live node's,
+        or is closed by the node that takes the thread over (threads/ownership.py)."""
         sql = (
             "UPDATE turns SET status = 'interrupted', completed_at = %s "
-            "WHERE status = 'inProgress' RETURNING thread_id, turn_id, ordinal"
+            "WHERE status = 'inProgress' AND NOT EXISTS "
+            "(SELECT 1 FROM thread_leases AS l WHERE l.thread_id = turns.thread_id) "
+            "RETURNING thread_id, turn_id, ordinal"
         )
         async with self._transaction() as conn:
             rows = await _rows(conn, sql, (now,))

@@ -9,8 +9,9 @@ from tether_protocol.server_methods import THREAD_CLOSED
 from tether_server import heap, log
 from tether_server.core.session import SessionDeps, ThreadSession
 from tether_server.core.settings import TurnSettings
-from tether_server.store.base import ThreadRecord, ThreadStore
+from tether_server.store.base import StoreError, ThreadRecord, ThreadStore, TurnRecord
 from tether_server.threads.handle import Project, ThreadHandle
+from tether_server.threads.ownership import Ownership
 
 _log = log.get("tether.threads")
 
@@ -34,6 +35,7 @@ class ThreadManager:
         deps: SessionDeps,
         project: Project,
         loaded: dict[str, ThreadHandle] | None = None,
+        ownership: Ownership | None = None,
     ) -> None:
         """`loaded` is the id → handle map this manager keeps; pass one to share a read view of it.
         `project` is the processor's projection, which every handle uses for its events."""
@@ -42,6 +44,9 @@ class ThreadManager:
         self._project = project
         self._loaded: dict[str, ThreadHandle] = {} if loaded is None else loaded
         self.on_loaded: list[Callable[[ThreadHandle], None]] = []
+        self.ownership = ownership  # a fleet node's leases (PostgreSQL store); None on SQLite
+        # Turns closed as interrupted when this node took their thread over; announced on resume.
+        self.recovered: dict[str, list[TurnRecord]] = {}
 
     def get(self, thread_id: str) -> ThreadHandle | None:
         return self._loaded.get(thread_id)
@@ -60,6 +65,8 @@ class ThreadManager:
     def create(self, record: ThreadRecord, settings: TurnSettings, *, ephemeral: bool) -> ThreadHandle:
         handle = ThreadHandle(self.store, self._project, ephemeral=ephemeral)
         handle.attach(ThreadSession(record, settings, handle, self.deps, ephemeral=ephemeral))
+        if self.ownership is not None and not ephemeral:
+            self.ownership.created(record.id)
         self._register(handle)
         return handle
 
@@ -68,6 +75,12 @@ class ThreadManager:
         handle = self._loaded.get(thread_id)
         if handle is not None:
             return ThreadOpened(handle, loaded_now=False)
+        if self.ownership is not None:
+            if await self.store.get_thread(thread_id) is None:
+                return None
+            taken = await self.ownership.claim(thread_id)  # raises OwnedElsewhere
+            if taken:
+                self.recovered.setdefault(thread_id, []).extend(taken)
         with heap.collection_paused():  # a long history: many rows, no cycles
             loaded = await self.store.load_session(thread_id)
         if loaded is None:
@@ -108,7 +121,21 @@ class ThreadManager:
         if handle is not None:
             await handle.close_processes()
             await handle.end_session()
+        if self.ownership is not None:
+            await self.ownership.release(thread_id)
         return handle
+
+    async def lose(self, thread_id: str) -> None:
+        """Another node took the thread over: stop its turn (whose writes are refused) and unload it."""
+        handle = self._loaded.pop(thread_id, None)
+        if handle is None:
+            return
+        try:
+            await handle.stop_turn()
+            await handle.close_processes()
+        except StoreError as exc:  # a refused write ends the turn; it must not stop the unload
+            _log.warning("thread.lost_unload_failed", thread_id=thread_id, error=str(exc))
+        _log.warning("thread.unloaded_lease_lost", thread_id=thread_id)
 
     async def shutdown(self) -> None:
         for thread_id in list(self._loaded):

@@ -9,6 +9,7 @@ edit a released migration; append one.
 from __future__ import annotations
 
 from tether_server.store.pg_migrations.v0001_initial import STATEMENTS as V0001
+from tether_server.store.pg_migrations.v0002_leases import STATEMENTS as V0002
 
-MIGRATIONS: tuple[tuple[str, ...], ...] = (V0001,)
+MIGRATIONS: tuple[tuple[str, ...], ...] = (V0001, V0002)
 SCHEMA_VERSION = len(MIGRATIONS)

@@ -1,0 +1,171 @@
+"""Two daemons on one PostgreSQL: thread leases, takeover after a dead owner, fencing a stale one.
+
+Real daemons (`tether app-server --store postgresql://…` subprocesses) on a throwaway cluster,
+the fake model holding a turn open at a gate. Leases last 2 s here (renewed every 2/3 s), so a
+dead owner's thread is taken over within 3 s. Nothing waits by sleeping: every wait is bounded
+and ends on a reply, a notification or the fake model's gate.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import signal
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+from tests.conftest import StartServer
+from tests.support.appserver import WAIT_S, AppServer
+
+from tether_server.threads.manager import SEQ_GAP_AFTER_UNCLEAN_END
+from tether_testing import script
+from tether_testing.fake_responses import FakeResponsesServer
+
+LEASE_S = 2.0
+
+
+async def _node(start_server: StartServer, url: str, name: str, home: Path) -> AppServer:
+    return await start_server("--store", url, "--node-id", name, "--lease-seconds", str(LEASE_S), home=home)
+
+
+async def _fleet_status(url: str) -> list[dict[str, Any]]:
+    proc = await asyncio.create_subprocess_exec(
+        sys.executable, "-m", "tether_server", "fleet", "status", "--json",
+        stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
+        env={**os.environ, "TETHER_STORE": url},
+    )  # fmt: skip
+    async with asyncio.timeout(WAIT_S):
+        out, err = await proc.communicate()
+    assert proc.returncode == 0, err.decode()
+    nodes: list[dict[str, Any]] = json.loads(out)
+    return nodes
+
+
+async def _start_held_turn(
+    node: AppServer, fake_model: FakeResponsesServer, workdir: Path
+) -> tuple[str, str]:
+    """A thread on `node` whose turn is running, its model reply held at the gate `hold`."""
+    fake_model.add(script.reply(script.gated("hold"), script.message("words of a stale owner")))
+    tid = (await node.request("thread/start", {"cwd": str(workdir)}))["thread"]["id"]
+    started = await node.request("turn/start", {"threadId": tid, "input": [{"type": "text", "text": "go"}]})
+    await fake_model.wait_for_gate("hold", within_s=WAIT_S)
+    return tid, started["turn"]["id"]
+
+
+async def test_a_thread_owned_by_a_live_node_is_refused_by_name_and_fleet_status_shows_both(
+    tmp_path: Path,
+    start_server: StartServer,
+    fake_model: FakeResponsesServer,
+    workdir: Path,
+    postgres_url: str,
+) -> None:
+    fake_model.add(script.text_reply("done"))
+    first = await _node(start_server, postgres_url, "node-a", tmp_path / "a")
+    tid = (await first.request("thread/start", {"cwd": str(workdir)}))["thread"]["id"]
+    mark = first.mark()
+    await first.request("turn/start", {"threadId": tid, "input": [{"type": "text", "text": "hi"}]})
+    await first.notification("turn/completed", after=mark)
+    second = await _node(start_server, postgres_url, "node-b", tmp_path / "b")
+
+    reply = await second.call("thread/resume", {"threadId": tid})
+    assert reply["error"]["code"] == -32600
+    assert f"thread {tid} is owned by fleet node 'node-a'" in reply["error"]["message"]
+    # Reads need no lease: any node answers them.
+    read = await second.request("thread/read", {"threadId": tid, "includeTurns": True})
+    assert [t["status"] for t in read["thread"]["turns"]] == ["completed"]
+
+    nodes = {n["nodeId"]: n for n in await _fleet_status(postgres_url)}
+    assert set(nodes) == {"node-a", "node-b"}
+    assert (nodes["node-a"]["live"], nodes["node-a"]["threadsOwned"], nodes["node-a"]["address"]) == (
+        True,
+        1,
+        None,
+    )
+    assert (nodes["node-b"]["live"], nodes["node-b"]["threadsOwned"]) == (True, 0)
+
+    # A clean stop releases the lease at once: the other node resumes without waiting.
+    assert await first.close() == 0
+    began = time.monotonic()
+    resumed = await second.request("thread/resume", {"threadId": tid})
+    assert time.monotonic() - began < LEASE_S
+    assert resumed["thread"]["id"] == tid
+    nodes = {n["nodeId"]: n for n in await _fleet_status(postgres_url)}
+    assert (nodes["node-a"]["live"], nodes["node-a"]["threadsOwned"]) == (False, 0)
+    assert (nodes["node-b"]["live"], nodes["node-b"]["threadsOwned"]) == (True, 1)
+
+
+async def test_a_killed_owners_thread_is_taken_over_after_its_lease_and_its_turn_ends_interrupted(
+    tmp_path: Path,
+    start_server: StartServer,
+    fake_model: FakeResponsesServer,
+    workdir: Path,
+    postgres_url: str,
+) -> None:
+    first = await _node(start_server, postgres_url, "node-a", tmp_path / "a")
+    second = await _node(start_server, postgres_url, "node-b", tmp_path / "b")
+    tid, turn_id = await _start_held_turn(first, fake_model, workdir)
+    seen = max(int(m.get("seq", 0)) for m in first.messages)
+    first.kill()
+    await first.proc.wait()
+
+    mark = second.mark()
+    began = time.monotonic()
+    resumed = await second.request("thread/resume", {"threadId": tid})
+    assert time.monotonic() - began <= LEASE_S + 1.5  # expiry plus a second, and a little for the call
+    assert [(t["id"], t["status"]) for t in resumed["thread"]["turns"]] == [(turn_id, "interrupted")]
+    done = await second.notification("turn/completed", after=mark)
+    assert (done["params"]["turn"]["id"], done["params"]["turn"]["status"]) == (turn_id, "interrupted")
+    # Numbered past every seq the dead owner may have sent, as after a crash.
+    assert done["seq"] > seen + SEQ_GAP_AFTER_UNCLEAN_END - 1
+
+    fake_model.add(script.text_reply("continued on node-b"))
+    mark = second.mark()
+    await second.request("turn/start", {"threadId": tid, "input": [{"type": "text", "text": "again"}]})
+    done = await second.notification("turn/completed", after=mark)
+    assert done["params"]["turn"]["status"] == "completed"
+    read = await second.request("thread/read", {"threadId": tid, "includeTurns": True})
+    assert [t["status"] for t in read["thread"]["turns"]] == ["interrupted", "completed"]
+    fake_model.release("hold")
+
+
+async def test_a_stale_owners_write_is_refused_and_the_thread_stays_intact(
+    tmp_path: Path,
+    start_server: StartServer,
+    fake_model: FakeResponsesServer,
+    workdir: Path,
+    postgres_url: str,
+) -> None:
+    first = await _node(start_server, postgres_url, "node-a", tmp_path / "a")
+    second = await _node(start_server, postgres_url, "node-b", tmp_path / "b")
+    tid, turn_id = await _start_held_turn(first, fake_model, workdir)
+    os.kill(first.proc.pid, signal.SIGSTOP)  # paused past its lease: alive, but no longer the owner
+    try:
+        resumed = await second.request("thread/resume", {"threadId": tid})
+    finally:
+        os.kill(first.proc.pid, signal.SIGCONT)
+    assert [t["status"] for t in resumed["thread"]["turns"]] == ["interrupted"]
+
+    # The former owner gets its model reply now (or first finds its lease gone): its write is
+    # refused in the commit's transaction, and its client sees the thread's store fail.
+    mark = first.mark()
+    fake_model.release("hold")
+    failed = await first.notification(
+        "thread/status/changed", after=mark, where=lambda p: p["threadId"] == tid
+    )
+    assert failed["params"]["status"] == {"type": "systemError"}
+    assert not [m for m in first.since(mark) if m.get("method") == "item/completed"]
+
+    read = await second.request("thread/read", {"threadId": tid, "includeTurns": True})
+    [turn] = read["thread"]["turns"]
+    assert (turn["id"], turn["status"]) == (turn_id, "interrupted")
+    assert not [i for i in turn["items"] if i["type"] == "agentMessage"]
+    assert "lease.lost" in first.stderr() or "lost its lease and its write was refused" in first.stderr()
+
+    fake_model.add(script.text_reply("node-b goes on"))
+    mark = second.mark()
+    await second.request("turn/start", {"threadId": tid, "input": [{"type": "text", "text": "next"}]})
+    done = await second.notification("turn/completed", after=mark)
+    assert done["params"]["turn"]["status"] == "completed"
