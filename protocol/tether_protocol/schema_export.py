@@ -87,10 +87,15 @@ def _require_output_keys(defs: dict[str, Schema]) -> None:
     Types the client also sends keep pydantic's lenient `required` list.
     """
     inputs = _reachable(defs, _input_roots())
+    # A type whose serializer drops some null keys declares them (`omitted_when_null`).
+    own_omitted: dict[str, frozenset[str]] = {
+        cls.__name__: getattr(cls, "omitted_when_null", frozenset()) for cls in table_models()
+    }
     for name, schema in defs.items():
         props = schema.get("properties")
         if name not in inputs and isinstance(props, dict):
-            schema["required"] = sorted(k for k in props if k not in OMITTED_WHEN_NULL)
+            omitted = OMITTED_WHEN_NULL | own_omitted.get(name, frozenset())
+            schema["required"] = sorted(k for k in props if k not in omitted)
 
 
 def definitions() -> dict[str, Schema]:

@@ -249,12 +249,12 @@ ACCOUNT_LOGIN_COMPLETED = NotificationSpec(
 )
 EXTERNAL_AGENT_IMPORT_PROGRESS = NotificationSpec(
     "externalAgentConfig/import/progress",
-    xa.ExternalAgentConfigImportNotification,
+    xa.ExternalAgentConfigImportProgressNotification,
     doc="One item of an import done.",
 )
 EXTERNAL_AGENT_IMPORT_COMPLETED = NotificationSpec(
     "externalAgentConfig/import/completed",
-    xa.ExternalAgentConfigImportNotification,
+    xa.ExternalAgentConfigImportCompletedNotification,
     doc="An import finished: its results by item type.",
 )
 WINDOWS_SANDBOX_SETUP_COMPLETED = NotificationSpec(

@@ -3,7 +3,7 @@ the account-page methods that need a ChatGPT account, a gateway or Windows to do
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Any, ClassVar, Literal
 
 from pydantic import Field, SerializerFunctionWrapHandler, model_serializer
 
@@ -129,6 +129,10 @@ class McpServerOauthLoginResponse(WireModel):
 class McpServerOauthLoginCompletedNotification(WireModel):
     """`mcpServer/oauthLogin/completed`: a sign-in started by `mcpServer/oauth/login` ended."""
 
+    # Codex sends no `error` key at all on success (threadId stays, null); the exported schema
+    # reads this to leave `error` out of `required`.
+    omitted_when_null: ClassVar[frozenset[str]] = frozenset({"error"})
+
     name: str
     success: bool
     thread_id: str | None = None
@@ -137,8 +141,5 @@ class McpServerOauthLoginCompletedNotification(WireModel):
 
     @model_serializer(mode="wrap")
     def _error_only_on_failure(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
-        # Codex sends no `error` key at all on success (threadId stays, null).
         dumped: dict[str, Any] = handler(self)
-        if dumped.get("error") is None:
-            dumped.pop("error", None)
-        return dumped
+        return {k: v for k, v in dumped.items() if v is not None or k not in self.omitted_when_null}

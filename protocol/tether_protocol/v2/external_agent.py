@@ -111,6 +111,14 @@ class ExternalAgentConfigImportNotification(WireModel):
     item_type_results: list[ImportTypeResult]
 
 
+class ExternalAgentConfigImportProgressNotification(ExternalAgentConfigImportNotification):
+    """`externalAgentConfig/import/progress`: one item imported (or not)."""
+
+
+class ExternalAgentConfigImportCompletedNotification(ExternalAgentConfigImportNotification):
+    """`externalAgentConfig/import/completed`: every item's outcome, grouped by type."""
+
+
 class ExternalAgentConfigImportHistoryRecordParams(WireModel):
     """`externalAgentConfig/import/recordHistory` params: an import done elsewhere."""
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from tests.unit.protocol import account_extras_samples, process_samples
 from tests.unit.protocol import wire_samples as s
 from tests.unit.protocol.hook_samples import HOOK_NOTIFICATIONS
 
@@ -247,6 +248,8 @@ USER_INPUT_REQUEST = ap.ToolRequestUserInputParams(
 )
 NOTIFICATION_SAMPLES.update(HOOK_NOTIFICATIONS)
 NOTIFICATION_SAMPLES["skills/changed"] = SkillsChangedNotification()
+NOTIFICATION_SAMPLES.update(account_extras_samples.NOTIFICATIONS)
+NOTIFICATION_SAMPLES.update(process_samples.NOTIFICATIONS)
 SERVER_REQUEST_SAMPLES: dict[str, WireModel] = {
     "item/commandExecution/requestApproval": EXEC_APPROVAL,
     "item/fileChange/requestApproval": ap.FileChangeRequestApprovalParams(

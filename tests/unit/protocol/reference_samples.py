@@ -4,11 +4,13 @@ from __future__ import annotations
 
 from tests.unit.protocol import message_samples as msgs
 from tests.unit.protocol import wire_samples as s
+from tests.unit.protocol.account_extras_samples import account_extras_samples, account_extras_schemaless
 from tests.unit.protocol.desktop_samples import desktop_samples
 from tests.unit.protocol.files_samples import files_samples, files_schemaless
 from tests.unit.protocol.hook_samples import HOOK_OBJECTS
 from tests.unit.protocol.mcp_samples import mcp_samples, mcp_schemaless
 from tests.unit.protocol.plugin_samples import plugin_samples, plugin_schemaless
+from tests.unit.protocol.process_samples import process_samples
 from tests.unit.protocol.section_samples import section_samples
 from tests.unit.protocol.settings_samples import settings_samples
 from tests.unit.protocol.skills_samples import skills_samples
@@ -24,6 +26,7 @@ from tether_protocol.v2 import fs
 from tether_protocol.v2 import initialize as ini
 from tether_protocol.v2 import inputs as inp
 from tether_protocol.v2 import item_parts as ip
+from tether_protocol.v2 import items as it
 from tether_protocol.v2 import model as mdl
 from tether_protocol.v2 import notifications as n
 from tether_protocol.v2 import review as rv
@@ -105,6 +108,7 @@ _object_samples: list[tuple[str, WireModel]] = [
     ("MemoryCitation", ip.MemoryCitation()),
     ("MemoryCitationEntry", ip.MemoryCitationEntry(path="m", line_start=1, line_end=1, note="n")),
     ("AsyncUserInputQuestion", ip.AsyncUserInputQuestion(title="t")),
+    ("CollabAgentState", it.CollabAgentState(status="errored", message="boom")),
     ("TurnError", s.TURN_ERROR),
     ("TurnError", tu.TurnError(message="m", codex_error_info=s.ERROR_INFOS[2], additional_details="d")),
     ("Turn", s.TURN),
@@ -414,6 +418,9 @@ REFERENCE_SAMPLES.extend(section_samples())
 REFERENCE_SAMPLES.extend(desktop_samples())
 REFERENCE_SAMPLES.extend(skills_samples())
 REFERENCE_SAMPLES.extend(plugin_samples())
+REFERENCE_SAMPLES.extend(account_extras_samples())
+REFERENCE_SAMPLES.extend(process_samples())
 SCHEMALESS_MODELS.update(mcp_schemaless())
 SCHEMALESS_MODELS.update(files_schemaless())
 SCHEMALESS_MODELS.update(plugin_schemaless())
+SCHEMALESS_MODELS.update(account_extras_schemaless())

@@ -204,9 +204,13 @@ async def import_items(
 
     def announce() -> None:
         for one in results:
-            progress = xa.ExternalAgentConfigImportNotification(import_id=import_id, item_type_results=[one])
+            progress = xa.ExternalAgentConfigImportProgressNotification(
+                import_id=import_id, item_type_results=[one]
+            )
             send_notification([conn], sm.EXTERNAL_AGENT_IMPORT_PROGRESS, progress)
-        done = xa.ExternalAgentConfigImportNotification(import_id=import_id, item_type_results=groups)
+        done = xa.ExternalAgentConfigImportCompletedNotification(
+            import_id=import_id, item_type_results=groups
+        )
         send_notification([conn], sm.EXTERNAL_AGENT_IMPORT_COMPLETED, done)
 
     ctx.after_response(announce)
