@@ -176,6 +176,10 @@ def _threads_of(batch: Batch) -> set[str]:
 
 async def fleet_rows(conn: Conn) -> AsyncIterator[tuple[str, str | None, bool, datetime, int]]:
     """Every node that ever beat: id, advertised address, live, last heartbeat, threads owned."""
+    cur = await conn.execute("SELECT to_regclass('fleet_nodes')")
+    found = await cur.fetchone()
+    if found is None or found[0] is None:  # no node (of this version) ever ran on this database
+        return
     cur = await conn.execute(STATUS)
     for row in await cur.fetchall():
         yield str(row[0]), row[1], bool(row[2]), row[3], int(row[4])

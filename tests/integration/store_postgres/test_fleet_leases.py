@@ -169,3 +169,32 @@ async def test_a_stale_owners_write_is_refused_and_the_thread_stays_intact(
     await second.request("turn/start", {"threadId": tid, "input": [{"type": "text", "text": "next"}]})
     done = await second.notification("turn/completed", after=mark)
     assert done["params"]["turn"]["status"] == "completed"
+
+
+async def _exit_and_stderr(home: Path, *args: str, env: dict[str, str] | None = None) -> tuple[int, str]:
+    home.mkdir(parents=True, exist_ok=True)
+    proc = await asyncio.create_subprocess_exec(
+        sys.executable, "-m", "tether_server", *args,
+        stdin=asyncio.subprocess.DEVNULL, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
+        env={**os.environ, "TETHER_HOME": str(home), **(env or {})},
+    )  # fmt: skip
+    async with asyncio.timeout(WAIT_S):
+        _, err = await proc.communicate()
+    assert proc.returncode is not None
+    return proc.returncode, err.decode()
+
+
+async def test_bad_fleet_options_are_configuration_errors(tmp_path: Path, postgres_url: str) -> None:
+    status, err = await _exit_and_stderr(
+        tmp_path / "h", "app-server", "--store", postgres_url, "--lease-seconds", "0.1"
+    )
+    assert status == 2
+    assert "configuration error: lease of 0.1 s: a lease lasts from 0.5 to 3600 seconds" in err
+    status, err = await _exit_and_stderr(
+        tmp_path / "h", "app-server", "--store", postgres_url, env={"TETHER_LEASE_SECONDS": "soon"}
+    )
+    assert (status, "TETHER_LEASE_SECONDS='soon' is not a number of seconds" in err) == (2, True)
+    status, err = await _exit_and_stderr(tmp_path / "h", "fleet", "status", env={"TETHER_STORE": ""})
+    assert status == 2
+    assert "fleet status needs a PostgreSQL store" in err
+    assert await _fleet_status(postgres_url) == []  # a database no node ran on: no line
