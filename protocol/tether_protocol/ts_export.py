@@ -56,7 +56,9 @@ def ts_type(schema: dict[str, Any]) -> str:
         return _union([json.dumps(v) for v in schema["enum"]])
     for key in ("oneOf", "anyOf"):
         if key in schema:
-            return _union([ts_type(s) for s in schema[key]])
+            variants = _union([ts_type(s) for s in schema[key]])
+            # Keys every variant shares sit beside the union (Codex's HookMetadata).
+            return f"{_object(schema)} & ({variants})" if schema.get("properties") else variants
     kind = schema.get("type")
     if isinstance(kind, list):
         return _union([_typed(schema, k) for k in kind])

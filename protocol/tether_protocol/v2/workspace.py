@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Any, Literal
 
-from pydantic import Field
+from pydantic import ConfigDict, Field, SerializerFunctionWrapHandler, model_serializer
 
 from tether_protocol.common import JsonValue, WireModel
 
@@ -55,14 +55,42 @@ class HookErrorInfo(WireModel):
     message: str
 
 
+def _handler_union(schema: dict[str, Any]) -> None:
+    """Codex's schema: the handler's own keys in a `oneOf` by `handlerType`, the rest shared."""
+    own = ("handlerType", "command", "async", "server", "tool")
+    for name in own:
+        schema.get("properties", {}).pop(name, None)
+    schema["required"] = [key for key in schema.get("required", []) if key not in own]
+    text = {"type": "string"}
+    command = {"command": text, "async": {"default": False, "type": "boolean"}}
+    schema["oneOf"] = [
+        {
+            "properties": {"handlerType": {"enum": ["command"], "type": "string"}, **command},
+            "required": ["command", "handlerType"],
+            "type": "object",
+        },
+        {
+            "properties": {
+                "handlerType": {"enum": ["mcpTool"], "type": "string"},
+                "server": text,
+                "tool": text,
+            },
+            "required": ["handlerType", "server", "tool"],
+            "type": "object",
+        },
+    ]
+
+
 class HookMetadata(WireModel):
-    """One configured command hook."""
+    """One configured hook: a command (`command`, `async`) or an MCP tool (`server`, `tool`)."""
 
     key: str
     event_name: HookEventName
-    handler_type: Literal["command"] = "command"
-    command: str
+    handler_type: Literal["command", "mcpTool"] = "command"
+    command: str | None = None
     is_async: bool = Field(default=False, alias="async")
+    server: str | None = None
+    tool: str | None = None
     matcher: str | None = None
     timeout_sec: int
     status_message: str | None = None
@@ -76,6 +104,14 @@ class HookMetadata(WireModel):
     is_managed: bool = False
     current_hash: str
     trust_status: Literal["trusted", "untrusted", "modified", "managed"] = "trusted"
+    model_config = WireModel.model_config | ConfigDict(json_schema_extra=_handler_union)
+
+    @model_serializer(mode="wrap")
+    def _own_keys(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        # Codex's metadata is a union by handler type: each carries only its own handler keys.
+        dumped: dict[str, Any] = handler(self)
+        theirs = ("server", "tool") if self.handler_type == "command" else ("command", "async")
+        return {k: v for k, v in dumped.items() if k not in theirs}
 
 
 class HooksListEntry(WireModel):

@@ -1,7 +1,7 @@
 """Hooks configured in config.toml (`[[hooks.<Event>]]` groups of `[[hooks.<Event>.hooks]]` handlers).
 
 The listing follows what codex 0.169.0's `hooks/list` reports for the same file: one entry per
-command handler, keyed `<file>:<event_in_snake_case>:<group>:<handler>`, the group's `matcher`,
+command or `mcp_tool` handler, keyed `<file>:<event_in_snake_case>:<group>:<handler>`, the group's `matcher`,
 `timeout` in seconds (600 when unset), the handler's `statusMessage`, numbered in the order of the
 events (PreModelRequest first, Interrupt last), then file order within an event.
 
@@ -56,6 +56,16 @@ class HookLayer:
 
 
 @dataclass(frozen=True)
+class McpHandler:
+    """An `mcp_tool` handler: a tool of a configured MCP server, called with the handler's fixed
+    `input`; its text answer is read as a command hook's stdout (Codex 0.169.0, observed)."""
+
+    server: str
+    tool: str
+    arguments: dict[str, Any]
+
+
+@dataclass(frozen=True)
 class Hook:
     """One command handler of a configured hook group."""
 
@@ -74,6 +84,8 @@ class Hook:
     additional_context_limit: int | None = None
     trust_status: TrustStatus = "untrusted"
     enabled: bool = True
+    handler_type: str = "command"  # command | mcpTool
+    mcp: McpHandler | None = None
 
     @property
     def event_name(self) -> str:
@@ -152,11 +164,17 @@ def _handler(
     scan: HookScan, layer: HookLayer, event: str, g: int, h: int, group: dict[str, Any], handler: Any
 ) -> Hook | None:
     where = f"hooks.{event}[{g}].hooks[{h}]"
-    if not isinstance(handler, dict) or handler.get("type", "command") != "command":
-        scan.warnings.append(f"{where}: only command hooks are run")
+    kind = handler.get("type", "command") if isinstance(handler, dict) else None
+    if kind not in ("command", "mcp_tool"):
+        scan.warnings.append(f"{where}: only command and mcp_tool hooks are run")
         return None
-    command = handler.get("command")
-    if not isinstance(command, str) or not command:
+    assert isinstance(handler, dict)
+    mcp = _mcp_handler(handler) if kind == "mcp_tool" else None
+    command = handler.get("command") if mcp is None else ""
+    if mcp is None and kind == "mcp_tool":
+        scan.errors.append((layer.path, f"{where}: an mcp_tool hook needs `server` and `tool`"))
+        return None
+    if not isinstance(command, str) or (mcp is None and not command):
         scan.errors.append((layer.path, f"{where}: missing `command`"))
         return None
     timeout = handler.get("timeout", handler.get("timeoutSec"))
@@ -179,7 +197,16 @@ def _handler(
         plugin_id=layer.plugin_id,
         is_async=handler.get("async") is True,
         additional_context_limit=limit if isinstance(limit, int) and limit >= 0 else None,
+        handler_type="command" if mcp is None else "mcpTool",
+        mcp=mcp,
     )
+
+
+def _mcp_handler(handler: dict[str, Any]) -> McpHandler | None:
+    server, tool, arguments = handler.get("server"), handler.get("tool"), handler.get("input")
+    if not isinstance(server, str) or not server or not isinstance(tool, str) or not tool:
+        return None
+    return McpHandler(server, tool, arguments if isinstance(arguments, dict) else {})
 
 
 def matches(hook: Hook, subject: str | None) -> bool:

@@ -243,6 +243,7 @@ class HookRun:
     completed_at: int | None = None
     duration_ms: int | None = None
     entries: tuple[tuple[str, str], ...] = ()  # (kind, text)
+    handler_type: str = "command"  # command | mcpTool
 
 
 @dataclass(slots=True)

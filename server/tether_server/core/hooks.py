@@ -30,9 +30,12 @@ from typing import Any
 
 from tether_server.config.hooks import Hook, matches
 from tether_server.core import events as ev
+from tether_server.core.hook_mcp import run_mcp_hook
 from tether_server.core.ids import now_s, uuid7
 from tether_server.core.ports import EventSink
 from tether_server.tools.hooks import HookProcessResult, run_command_hook
+from tether_server.tools.mcp.calls import CallOrigin
+from tether_server.tools.mcp.manager import McpManager
 
 DEFAULT_CONTEXT_LIMIT_TOKENS = 2_500
 PREVIEW_CHARS = 2_000
@@ -97,8 +100,10 @@ class TurnHooks:
         env: Mapping[str, str],
         sink: EventSink,
         common: Mapping[str, Any],
+        mcp: McpManager | None = None,
     ) -> None:
         self._hooks = list(hooks)
+        self._mcp = mcp
         self._thread_id, self._turn_id = thread_id, turn_id
         self._cwd, self._env, self._sink = cwd, dict(env), sink
         self._common = dict(common)
@@ -126,9 +131,7 @@ class TurnHooks:
         payload = {**common, "hook_event_name": event, **fields}
         stdin = json.dumps(payload, ensure_ascii=False).encode()
         for hook in (hook for hook in chosen if hook.is_async):
-            task = asyncio.create_task(
-                run_command_hook(hook.command, stdin, self._cwd, self._env, hook.timeout_sec)
-            )
+            task = asyncio.create_task(self._execute(hook, stdin))
             self._background.add(task)
             task.add_done_callback(self._background.discard)
         sync = [hook for hook in chosen if not hook.is_async]
@@ -172,10 +175,17 @@ class TurnHooks:
             status="running",
             status_message=hook.status_message,
             started_at=now_s(),
+            handler_type=hook.handler_type,
         )
 
+    async def _execute(self, hook: Hook, stdin: bytes) -> HookProcessResult:
+        if hook.mcp is not None:
+            origin = CallOrigin(self._thread_id, self._turn_id or None)
+            return await run_mcp_hook(self._mcp, hook.mcp, hook.timeout_sec, origin)
+        return await run_command_hook(hook.command, stdin, self._cwd, self._env, hook.timeout_sec)
+
     async def _run_one(self, hook: Hook, run: ev.HookRun, stdin: bytes) -> _Answer:
-        result = await run_command_hook(hook.command, stdin, self._cwd, self._env, hook.timeout_sec)
+        result = await self._execute(hook, stdin)
         answer = interpret(hook.event, result, hook.timeout_sec)
         if answer.context is not None:
             answer.context = await asyncio.to_thread(

@@ -52,6 +52,7 @@ def turn_hooks(session: WorkScope, turn: ActiveTurn) -> TurnHooks | None:
         env=env,
         sink=session.sink,
         common=common,
+        mcp=session.deps.mcp,
     )
 
 
@@ -118,7 +119,14 @@ async def session_end(session: TurnScope) -> None:
     common = {"session_id": session.thread_id, "transcript_path": None, "cwd": str(cwd)}
     env = {**session.deps.env, "CODEX_THREAD_ID": session.thread_id, "TETHER_THREAD_ID": session.thread_id}
     ending = TurnHooks(
-        hooks, thread_id=session.thread_id, turn_id="", cwd=cwd, env=env, sink=SILENT, common=common
+        hooks,
+        thread_id=session.thread_id,
+        turn_id="",
+        cwd=cwd,
+        env=env,
+        sink=SILENT,
+        common=common,
+        mcp=session.deps.mcp,
     )
     await ending.run("SessionEnd", {"reason": "other"})
 

@@ -267,7 +267,7 @@ def _hook_run(e: ev.HookStarted | ev.HookCompleted) -> Params:
     summary = {
         "id": run.id,
         "eventName": run.event_name,
-        "handlerType": "command",
+        "handlerType": run.handler_type,
         "executionMode": run.execution_mode,
         "scope": run.scope,
         "sourcePath": run.source_path,

@@ -2,7 +2,7 @@
 
 Options: `--http PORT` serves streamable HTTP on loopback instead of stdio; `--tools N` adds N
 generated read-only tools; `--hang` never answers the handshake; `--slow S` answers it only after S
-seconds; `--log PATH` appends each call.
+seconds; `--log PATH` appends each call; `--echo` adds a tool answering with its `text`.
 """
 
 from __future__ import annotations
@@ -76,6 +76,14 @@ def build(args: argparse.Namespace) -> MCPServer:
         size = mib * 1024 * 1024
         return "FIRST\n" + "y" * (size - 11) + "\nLAST"
 
+    if args.echo:
+
+        @app.tool(annotations=ToolAnnotations(readOnlyHint=True))
+        def echo(text: str) -> str:
+            """Answer with the text given (a hook's answer, for the hook tests)."""
+            note(f"echo {text}")
+            return text
+
     _extras(app, args.tools)
     return app
 
@@ -105,6 +113,7 @@ def main() -> None:
     parser.add_argument("--hang", action="store_true")
     parser.add_argument("--slow", type=float, default=0.0)
     parser.add_argument("--log", default="")
+    parser.add_argument("--echo", action="store_true")
     args = parser.parse_args()
     if args.hang:
         # Never speak: the client's handshake waits until its startup timeout.

@@ -51,11 +51,9 @@ def test_command_hooks_are_listed_with_codex_keys_defaults_and_order() -> None:
     )
     assert [h.display_order for h in scan.hooks] == [0, 1]
     assert pre.current_hash != stop.current_hash and pre.current_hash.startswith("sha256:")
-    assert scan.errors == [
-        "hooks.Sometimes: not a hook event (expected one of " + scan.errors[0].split("one of ")[1]
-    ]
-    assert any("only command hooks" in w for w in scan.warnings)
-    assert any("does not run hooks" in w for w in scan.warnings)
+    ((where, message),) = scan.errors
+    assert where == source and message.startswith("hooks.Sometimes: not a hook event (expected one of ")
+    assert scan.warnings == ["hooks.Stop[0].hooks[1]: only command and mcp_tool hooks are run"]
 
 
 def test_no_hooks_table_lists_nothing_and_warns_of_nothing() -> None:

@@ -56,8 +56,11 @@ def _metadata(h: Hook) -> ws.HookMetadata:
         {
             "key": h.key,
             "eventName": h.event_name,
-            "command": h.command,
+            "handlerType": h.handler_type,
+            "command": h.command if h.mcp is None else None,
             "async": h.is_async,
+            "server": h.mcp.server if h.mcp is not None else None,
+            "tool": h.mcp.tool if h.mcp is not None else None,
             "matcher": h.matcher,
             "timeoutSec": h.timeout_sec,
             "statusMessage": h.status_message,
