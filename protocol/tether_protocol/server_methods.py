@@ -343,6 +343,12 @@ _server_requests: list[ServerRequestSpec] = [
         mcp.DynamicToolCallResponse,
         doc="Run a dynamic tool the client declared on thread/start.",
     ),
+    ServerRequestSpec(
+        "account/chatgptAuthTokens/refresh",
+        acct.ChatgptAuthTokensRefreshParams,
+        acct.ChatgptAuthTokensRefreshResponse,
+        doc="The ChatGPT backend refused the app's tokens: ask that app for fresh ones.",
+    ),
 ]
 
 # Every notification above, in the order defined: a new notification is one constant, nothing more.

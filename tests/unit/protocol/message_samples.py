@@ -267,4 +267,5 @@ SERVER_REQUEST_SAMPLES: dict[str, WireModel] = {
     "item/tool/call": mcp.DynamicToolCallParams(
         thread_id=s.THREAD_ID, turn_id=s.TURN_ID, call_id="call_d", tool="lookup", arguments={"id": 1}
     ),
+    "account/chatgptAuthTokens/refresh": acct.ChatgptAuthTokensRefreshParams(previous_account_id="acc-1"),
 }

@@ -328,4 +328,5 @@ def test_server_request_table_holds_the_approval_and_user_input_requests() -> No
         "item/tool/requestUserInput",
         "mcpServer/elicitation/request",
         "item/tool/call",
+        "account/chatgptAuthTokens/refresh",
     }
