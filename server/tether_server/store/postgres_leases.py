@@ -77,19 +77,20 @@ class Leases:
 
     async def acquire(self, thread_id: str) -> int | Holder:
         """Take the thread's lease (free, expired, or already ours): its epoch; else its holder."""
+        # One transaction, so one `now()`: the row either passed the takeover's expiry test or is
+        # live for the SELECT, never neither.
         async with self._transaction() as conn:
             cur = await conn.execute(_ACQUIRE, {"t": thread_id, "n": self.node_id, "d": self.duration_s})
             row = await cur.fetchone()
             if row is None:
                 cur = await conn.execute(_HOLDER, (thread_id,))
                 held = await cur.fetchone()
-                if held is None:  # expired between the two statements: try again
-                    return await self.acquire(thread_id)
+                if held is None:
+                    raise StoreError(f"the lease of thread {thread_id} vanished while it was taken")
                 if held[0] != self.node_id:
                     return Holder(str(held[0]), int(held[1]), held[2], float(held[3]))
-                epoch = int(held[1])
-            else:
-                epoch = int(row[0])
+                row = (held[1],)
+        epoch = int(row[0])
         self.fence[thread_id] = epoch
         return epoch
 
