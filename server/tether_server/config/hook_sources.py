@@ -1,6 +1,7 @@
 """Where the hooks of a working directory come from, in Codex's order of layers.
 
-The user's config.toml first, then the project's `.codex/config.toml` files (from the repository
+Managed requirements first (`[hooks]` of requirements.toml, run without the user's trust), then
+the user's config.toml, then the project's `.codex/config.toml` files (from the repository
 root down to the working directory) when the project is trusted, as Codex loads project config
 only in trusted projects; then any extra layers a caller adds (installed plugins' hook configs).
 Trust and enablement are always read from the user's config.toml (`hooks.state`): a project file
@@ -14,8 +15,12 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from tether_server.config.hooks import HookLayer, HookScan, discover
+from tether_server.config.layers import system_dir
 from tether_server.config.load import LoadedConfig
+from tether_server.config.requirements import FILE as REQUIREMENTS_FILE
+from tether_server.config.requirements import load_requirements
 from tether_server.config.trust import project_root, trust_level
+from tether_server.errors import ConfigError
 
 ExtraLayers = Callable[[Path], Sequence[HookLayer]]
 """cwd → more hook layers (the plugins engineer's installed-plugin hooks plug in here)."""
@@ -52,12 +57,26 @@ def project_layers(loaded: LoadedConfig, cwd: Path) -> tuple[list[HookLayer], li
     return layers, errors
 
 
+def managed_layers() -> tuple[list[HookLayer], list[tuple[Path, str]]]:
+    """The managed requirements' hooks (source `system`), as Codex 0.169.0 lists them: first,
+    keyed and sourced by the requirements' `managed_dir` (the requirements file when unset)."""
+    try:
+        req = load_requirements()
+    except ConfigError as exc:
+        return [], [(system_dir() / REQUIREMENTS_FILE, str(exc))]
+    if req is None or req.hooks is None:
+        return [], []
+    return [HookLayer(req.hooks, req.hooks_path, "system", managed=True)], []
+
+
 def hooks_for(loaded: LoadedConfig, cwd: Path, extra: Sequence[ExtraLayers] = ()) -> HookScan:
     """Every hook that applies in `cwd`, with its trust as the user's config records it."""
     table = loaded.config.hooks
-    layers = [HookLayer(table, loaded.path, "user")]
-    project, errors = project_layers(loaded, cwd)
+    layers, errors = managed_layers()
+    layers.append(HookLayer(table, loaded.path, "user"))
+    project, project_errors = project_layers(loaded, cwd)
     layers.extend(project)
+    errors.extend(project_errors)
     for more in extra:
         layers.extend(more(cwd))
     scan = discover(layers, table.get("state") if isinstance(table, dict) else None)

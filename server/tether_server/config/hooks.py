@@ -39,6 +39,7 @@ EVENTS = (
     "Stop",
     "Interrupt",
 )
+MANAGED_SETTINGS = ("managed_dir", "windows_managed_dir")
 TrustStatus = Literal["trusted", "untrusted", "modified", "managed"]
 
 
@@ -53,6 +54,8 @@ class HookLayer:
     plugin_id: str | None = None
     key_prefix: str | None = None
     """What a hook's key starts with: the file's path, or for a plugin `<plugin id>:<file>`."""
+    managed: bool = False
+    """Managed requirements: run without the user's trust, which cannot switch them off."""
 
 
 @dataclass(frozen=True)
@@ -86,6 +89,7 @@ class Hook:
     enabled: bool = True
     handler_type: str = "command"  # command | mcpTool
     mcp: McpHandler | None = None
+    is_managed: bool = False
 
     @property
     def event_name(self) -> str:
@@ -121,6 +125,9 @@ def discover(layers: Sequence[HookLayer], state: Any) -> HookScan:
     found.sort(key=lambda entry: (entry[0], entry[1]))
     states = state if isinstance(state, dict) else {}
     for order, (_, _, hook) in enumerate(found):
+        if hook.is_managed:
+            scan.hooks.append(_with(hook, order, "managed", True))
+            continue
         entry = states.get(hook.key)
         entry = entry if isinstance(entry, dict) else {}
         scan.hooks.append(
@@ -145,8 +152,8 @@ def _layer_hooks(layer: HookLayer, scan: HookScan) -> list[Hook]:
         return []
     hooks: list[Hook] = []
     for event, groups in table.items():
-        if event == "state":
-            continue  # per-hook trust and enablement, written by the user's client; not an event
+        if event == "state" or (layer.managed and event in MANAGED_SETTINGS):
+            continue  # trust and enablement, or where managed hooks live: not events
         if event not in EVENTS or not isinstance(groups, list):
             expected = ", ".join(EVENTS)
             scan.errors.append((layer.path, f"hooks.{event}: not a hook event (expected one of {expected})"))
@@ -199,6 +206,7 @@ def _handler(
         additional_context_limit=limit if isinstance(limit, int) and limit >= 0 else None,
         handler_type="command" if mcp is None else "mcpTool",
         mcp=mcp,
+        is_managed=layer.managed,
     )
 
 

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from tether_server.config.hooks import EVENTS
 from tether_server.config.layers import system_dir
 from tether_server.errors import ConfigError
 
@@ -45,13 +46,56 @@ class Requirements:
     path: Path
     approval_policies: tuple[str, ...] | None
     sandbox_modes: tuple[str, ...] | None
+    hooks: dict[str, Any] | None = None
+    """The `[hooks]` table: managed hooks, run without the user's trust (`managed_dir` names
+    where their scripts live and becomes their source path)."""
+
+    @property
+    def hooks_path(self) -> Path:
+        managed_dir = (self.hooks or {}).get("managed_dir")
+        return Path(managed_dir) if isinstance(managed_dir, str) and managed_dir else self.path
 
     def wire(self) -> dict[str, Any]:
         out: dict[str, Any] = dict.fromkeys(WIRE_FIELDS)
         out["allowedLoginMethods"] = ["api", "chatgpt"]
         out["allowedApprovalPolicies"] = list(self.approval_policies) if self.approval_policies else None
         out["allowedSandboxModes"] = list(self.sandbox_modes) if self.sandbox_modes else None
+        out["hooks"] = _hooks_wire(self.hooks) if self.hooks is not None else None
         return out
+
+
+def _hooks_wire(table: dict[str, Any]) -> dict[str, Any]:
+    """The `[hooks]` table as Codex's configRequirements/read shows it: every event (an empty list
+    when none), the managed folders, each handler with all of its keys."""
+
+    def handler(h: Any) -> dict[str, Any]:
+        h = h if isinstance(h, dict) else {}
+        if h.get("type") == "mcp_tool":
+            keys = ("server", "tool", "input", "timeoutSec", "statusMessage")
+            return {"type": "mcp_tool", **{k: h.get("timeout" if k == "timeoutSec" else k) for k in keys}}
+        return {
+            "type": h.get("type", "command"),
+            "command": h.get("command"),
+            "commandWindows": h.get("command_windows"),
+            "timeoutSec": h.get("timeout", h.get("timeoutSec")),
+            "async": h.get("async") is True,
+            "statusMessage": h.get("statusMessage"),
+            "additionalContextLimit": h.get("additionalContextLimit"),
+        }
+
+    def groups(event: str) -> list[dict[str, Any]]:
+        found = table.get(event)
+        return [
+            {"matcher": g.get("matcher"), "hooks": [handler(h) for h in g.get("hooks") or []]}
+            for g in (found if isinstance(found, list) else [])
+            if isinstance(g, dict)
+        ]
+
+    out: dict[str, Any] = {event: groups(event) for event in EVENTS[:2]}
+    out["managedDir"] = table.get("managed_dir")
+    out["windowsManagedDir"] = table.get("windows_managed_dir")
+    out.update({event: groups(event) for event in EVENTS[2:]})
+    return out
 
 
 def _allowed(table: dict[str, Any], key: str, known: tuple[str, ...], path: Path) -> tuple[str, ...] | None:
@@ -84,4 +128,6 @@ def load_requirements(folder: Path | None = None) -> Requirements | None:
             f"invalid value for `allowed_sandbox_modes`: `[{names}]` is not in the allowed set must include "
             f"'read-only' to allow any PermissionProfile (set by {path})"
         )
-    return Requirements(path, _allowed(table, "allowed_approval_policies", APPROVAL_POLICIES, path), modes)
+    hooks = table.get("hooks")
+    policies = _allowed(table, "allowed_approval_policies", APPROVAL_POLICIES, path)
+    return Requirements(path, policies, modes, hooks if isinstance(hooks, dict) else None)

@@ -30,7 +30,9 @@ async def configure_mcp(
         group["matcher"] = "Bash"
     edit = {"keyPath": f"hooks.{event}", "value": [group], "mergeStrategy": "replace"}
     await server.request("config/batchWrite", {"edits": [edit]})
-    (entry,) = (await server.request("hooks/list", {"cwds": []}))["data"]
+    listed = await server.request("hooks/list", {"cwds": []})
+    assert schema.response_errors("hooks/list", listed) == []
+    (entry,) = listed["data"]
     assert entry["warnings"] == [] and entry["errors"] == [], entry
     name = event[:1].lower() + event[1:]
     return [h for h in entry["hooks"] if h["eventName"] == name]

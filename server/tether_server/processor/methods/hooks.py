@@ -70,6 +70,7 @@ def _metadata(h: Hook) -> ws.HookMetadata:
             "pluginId": h.plugin_id,
             "displayOrder": h.display_order,
             "enabled": h.enabled,
+            "isManaged": h.is_managed,
             "currentHash": h.current_hash,
             "trustStatus": h.trust_status,
         }
