@@ -41,7 +41,7 @@ DEFAULT_CONTEXT_LIMIT_TOKENS = 2_500
 PREVIEW_CHARS = 2_000
 BLOCKING = frozenset({"PreToolUse", "PermissionRequest", "PostToolUse", "UserPromptSubmit", "Stop"})
 PLAIN_TEXT_CONTEXT = frozenset({"SessionStart", "UserPromptSubmit"})
-THREAD_SCOPED = frozenset({"SessionStart", "SessionEnd"})
+THREAD_SCOPED = frozenset({"SessionStart", "SessionEnd", "SubagentStart"})
 
 
 @dataclass

@@ -19,6 +19,9 @@ from tether_server.core import events as ev
 from tether_server.core.hooks import SILENT, TurnHooks
 from tether_server.core.ids import now_ms, uuid7
 from tether_server.core.turn_scope import ActiveTurn, TurnScope, WorkScope
+from tether_server.store.sources import spawn_info
+
+AGENT_TYPE = "default"
 
 
 def permission_mode(approval_policy: Any) -> str:
@@ -56,13 +59,32 @@ def turn_hooks(session: WorkScope, turn: ActiveTurn) -> TurnHooks | None:
     )
 
 
+def spawned_by(session: WorkScope) -> str | None:
+    """The parent thread's id when this thread is a sub-agent its parent spawned."""
+    spawn = spawn_info(session.recorder.record.source)
+    parent = spawn.get("parent_thread_id") if spawn is not None else None
+    return parent if isinstance(parent, str) else None
+
+
+def _agent_fields(session: WorkScope, parent: str) -> dict[str, Any]:
+    # As Codex: the parent's id is the session, the child is the agent (of type `default`: Tether
+    # spawns no other role).
+    return {"session_id": parent, "agent_id": session.thread_id, "agent_type": AGENT_TYPE}
+
+
 async def session_start(hooks: TurnHooks | None, session: TurnScope, turn: ActiveTurn) -> None:
-    """SessionStart, once per loaded thread, at its first turn; its context goes to the model."""
-    if hooks is None or session.hooks_session_started or not hooks.has("SessionStart"):
+    """SessionStart, once per loaded thread, at its first turn; its context goes to the model. A
+    sub-agent runs SubagentStart in its place (on its own thread and turn), as Codex does."""
+    parent = spawned_by(session)
+    event = "SessionStart" if parent is None else "SubagentStart"
+    if hooks is None or session.hooks_session_started or not hooks.has(event):
         return
     session.hooks_session_started = True
-    source = "startup" if turn.ordinal == 0 else "resume"
-    outcome = await hooks.run("SessionStart", {"source": source}, source)
+    if parent is not None:
+        outcome = await hooks.run(event, _agent_fields(session, parent), AGENT_TYPE)
+    else:
+        source = "startup" if turn.ordinal == 0 else "resume"
+        outcome = await hooks.run("SessionStart", {"source": source}, source)
     for text in outcome.contexts:
         session.recorder.history_entry(turn.id, context.text_message("developer", text))
 
@@ -82,6 +104,18 @@ async def stop(
     `hookPrompt` item and reach the model as a user prompt (`again`: this follows such a prompt,
     `stop_hook_active` on the hooks' stdin)."""
     if hooks is None:
+        return False
+    parent = spawned_by(session)
+    if parent is not None:
+        # A sub-agent's turn ends with SubagentStop instead of Stop (observed: its answer is not
+        # acted on here, the child's result goes to its parent as it is).
+        fields = {
+            **_agent_fields(session, parent),
+            "agent_transcript_path": None,
+            "stop_hook_active": again,
+            "last_assistant_message": last_message,
+        }
+        await hooks.run("SubagentStop", fields, AGENT_TYPE)
         return False
     fields = {"stop_hook_active": again, "last_assistant_message": last_message}
     outcome = await hooks.run("Stop", fields)
