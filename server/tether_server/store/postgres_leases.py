@@ -52,6 +52,9 @@ SELECT f.node_id, f.address, f.expires_at > now(), f.heartbeat_at,
 FROM fleet_nodes f ORDER BY f.node_id"""
 
 
+_BOUND = "SELECT set_config('idle_in_transaction_session_timeout', %s, true)"
+
+
 class StaleOwner(StoreError):
     """This node's lease on the thread was taken over: the write is refused, nothing is written."""
 
@@ -74,6 +77,12 @@ class Leases:
         self.node_id = node_id
         self.duration_s = duration_s
         self.fence: dict[str, int] = {}  # thread id -> epoch held here (or NEW, LOST)
+        self._idle_bound = f"{max(500, int(duration_s * 500))}ms"
+
+    async def _bound(self, conn: Conn) -> None:
+        """A node paused inside a transaction holding a lease row's lock would stall every
+        takeover of that thread: the server ends such a transaction after half a lease."""
+        await conn.execute(_BOUND, (self._idle_bound,))
 
     async def acquire(self, thread_id: str) -> int | Holder:
         """Take the thread's lease (free, expired, or already ours): its epoch; else its holder."""
@@ -111,6 +120,7 @@ class Leases:
         """Extend every lease held here and beat the node's heart; returns the threads lost."""
         lost: list[str] = []
         async with self._transaction() as conn:
+            await self._bound(conn)
             await conn.execute(_BEAT, {"n": self.node_id, "d": self.duration_s})
             for thread_id, epoch in list(self.fence.items()):
                 if epoch <= 0:
@@ -145,10 +155,14 @@ class Leases:
 
     async def check(self, conn: Conn, batch: Batch) -> None:
         """In the commit's transaction: refuse it unless this node still owns every thread it writes."""
+        bounded = False
         for thread_id in sorted(_threads_of(batch)):
             epoch = self.fence.get(thread_id)
             if epoch is None:
                 continue
+            if not bounded:
+                await self._bound(conn)
+                bounded = True
             if epoch == NEW:
                 await conn.execute(_ACQUIRE, {"t": thread_id, "n": self.node_id, "d": self.duration_s})
             cur = await conn.execute(

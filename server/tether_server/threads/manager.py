@@ -7,6 +7,7 @@ from dataclasses import dataclass
 
 from tether_protocol.server_methods import THREAD_CLOSED
 from tether_server import heap, log
+from tether_server.core.events import SYSTEM_ERROR
 from tether_server.core.session import SessionDeps, ThreadSession
 from tether_server.core.settings import TurnSettings
 from tether_server.store.base import StoreError, ThreadRecord, ThreadStore, TurnRecord
@@ -133,6 +134,8 @@ class ThreadManager:
         try:
             await handle.stop_turn()
             await handle.close_processes()
+            # Its clients learn the thread is no longer served here, whichever write failed first.
+            await handle.set_status(SYSTEM_ERROR)
         except StoreError as exc:  # a refused write ends the turn; it must not stop the unload
             _log.warning("thread.lost_unload_failed", thread_id=thread_id, error=str(exc))
         _log.warning("thread.unloaded_lease_lost", thread_id=thread_id)
