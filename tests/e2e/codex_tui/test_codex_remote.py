@@ -73,6 +73,11 @@ async def _tui(
 ) -> AsyncIterator[Screen]:
     codex_home = tmp_path / "codex-home"
     codex_home.mkdir(exist_ok=True)
+    # model/list offers gpt-5.5 an upgrade, as Codex's catalogue does: the TUI asks once whether to
+    # switch, then notes the answer here. These flows run on gpt-5.5, as a user who said no.
+    notice = codex_home / "config.toml"
+    if not notice.exists():
+        notice.write_text('[notice.model_migrations]\n"gpt-5.5" = "gpt-6-sol"\n')
     env = {"CODEX_HOME": str(codex_home), "TERM": "xterm-256color", "HOME": str(tmp_path)}
     argv = [str(codex_binary()), "--remote", remote]
     if cd:
