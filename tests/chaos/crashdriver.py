@@ -6,9 +6,10 @@ arrived and kills the daemon with SIGKILL. `Seen` is what the clients were told 
 `check_after_restart` holds the daemon to it. Beside each turn a client saves a feedback bundle:
 every save answered is a whole ZIP after the kill, and no save leaves a partial file at its path;
 another creates a section and moves the thread into it (`crash_sections`), and another sets the
-thread's goal (`crash_goals`), and another attaches a payload to the thread (`crash_attachments`),
-and one queues messages on a side thread (`crash_queue`) and creates projects (`crash_projects`).
-Plugins are installed and uninstalled one at a time (`crash_plugins`).
+thread's goal (`crash_goals`), another disables a skill (`crash_skills`), and another attaches
+a payload to the thread (`crash_attachments`), and one queues messages on a side thread
+(`crash_queue`) and creates projects (`crash_projects`); plugins are installed and uninstalled
+(`crash_plugins`); another records an external-agent import (`crash_imports`).
 """
 
 from __future__ import annotations
@@ -24,8 +25,8 @@ from typing import Any
 
 from tests.chaos.crash_attachments import AttachmentAdds
 from tests.chaos.crash_goals import GoalSets
-from tests.chaos.crash_plugins import PluginInstalls
 from tests.chaos.crash_imports import ImportRecords
+from tests.chaos.crash_plugins import PluginInstalls
 from tests.chaos.crash_projects import ProjectCreates
 from tests.chaos.crash_queue import QueueAdds
 from tests.chaos.crash_sections import SectionMoves
@@ -153,8 +154,8 @@ class CrashDriver:
         self.saves_asked: list[Path] = []
         self.saves_answered: set[str] = set()
         self.goals = GoalSets()
-        self.plugins = PluginInstalls(home.parent / "plugin-market", home)
         self.skills = SkillDisables()
+        self.plugins = PluginInstalls(home.parent / "plugin-market", home)
         self.sections = SectionMoves()
         self.imports = ImportRecords()
         self.attachments = AttachmentAdds()

@@ -178,13 +178,13 @@ def pinned(method: str, params: Json, scratch: str) -> Json:
             if isinstance(params[key], str):
                 name = re.sub(r"[^A-Za-z0-9._-]", "_", params[key])[:60].lstrip(".")
                 params[key] = f"{scratch}/{name or 'x'}"
+    if method == "skills/extraRoots/set" and isinstance(params.get("extraRoots"), list):
+        params["extraRoots"] = [scratch]  # an extra root of / would watch every folder under it
     if method == "marketplace/add" and isinstance(params.get("source"), str):
         # `owner/repo` or a URL would clone from the network: only local folders in the scratch.
         params["source"] = f"{scratch}/" + re.sub(r"[^A-Za-z0-9._-]", "_", params["source"])[:60]
     if method in ("plugin/install", "plugin/read") and isinstance(params.get("marketplacePath"), str):
         params["marketplacePath"] = f"{scratch}/.agents/plugins/marketplace.json"
-    if method == "skills/extraRoots/set" and isinstance(params.get("extraRoots"), list):
-        params["extraRoots"] = [scratch]  # an extra root of / would watch every folder under it
     _pin_import_items(method, params, scratch)
     if method in ("command/exec", "process/spawn") and isinstance(params.get("command"), list):
         params["command"] = ["echo", *(str(a)[:200] for a in params["command"])]

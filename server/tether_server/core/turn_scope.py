@@ -53,10 +53,10 @@ class SessionDeps:
     web_search: str = "disabled"  # live | cached | disabled: the provider's hosted search
     mcp: McpManager | None = None
     goals: GoalPort | None = None  # the thread goals the model's goal tools read and change
+    agents: AgentPort | None = None  # the sub-agents the model's multi-agent tools spawn and wait on
     # The skill roots added at run time (`skills/extraRoots/set`, plugins): `skills/list` and the
     # threads' context read the same object.
     skill_roots: SkillRoots = field(default_factory=SkillRoots)
-    agents: AgentPort | None = None  # the sub-agents the model's multi-agent tools spawn and wait on
     # Provider id, model → the window the model's server reports (None: not known yet, or never);
     # set only when no window is configured, and then it wins over the default `context_window`.
     served_window: Callable[[str, str], int | None] | None = None
