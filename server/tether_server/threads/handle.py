@@ -199,8 +199,11 @@ class ThreadHandle:
         try:
             await self._commit()
         except BaseException:
-            self._s.interrupt(turn.id)
+            aborted = self._s.interrupt(turn.id)
             turn.released.set()
+            # Over before the refusal is answered: a turn/start that came while it was still
+            # winding down would be steered into it and end with it, interrupted.
+            await asyncio.wait({aborted})
             raise
         return StartedTurn(turn.id, turn.released.set)
 
