@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import psycopg
-from psycopg_pool import AsyncConnectionPool
+from psycopg_pool import AsyncConnectionPool, PoolTimeout
 
 from tether_server import log
 from tether_server.store.base import StoreError
@@ -56,7 +56,7 @@ async def open_pool(url: str, size: int, timeout_s: float) -> AsyncConnectionPoo
     )
     try:
         await pool.open(wait=True, timeout=timeout_s)
-    except Exception as exc:  # psycopg_pool.PoolTimeout: the server went away since
+    except (PoolTimeout, psycopg.Error) as exc:  # the server went away since
         await pool.close()
         raise StoreError(f"database {redact(url)} cannot be opened: {_first_line(exc)}") from exc
     return pool

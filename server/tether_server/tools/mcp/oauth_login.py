@@ -16,6 +16,7 @@ from pathlib import Path
 from urllib.parse import parse_qs, urlsplit
 
 import httpx2
+from mcp.client.auth.exceptions import OAuthFlowError
 from mcp.shared.auth import AuthorizationCodeResult
 
 from tether_server.tools.mcp import http_bound
@@ -141,7 +142,9 @@ async def _run(
         return "timed out waiting for OAuth callback"
     except LoginFailed as exc:
         return str(exc)
-    except Exception as exc:  # noqa: BLE001 - any failure of the exchange is the login's failure
+    except (OAuthFlowError, httpx2.HTTPError, OSError, ValueError) as exc:
+        # The SDK's flow errors, the network, and metadata or tokens it could not parse
+        # (pydantic's ValidationError is a ValueError): each is the login's failure.
         return str(exc) or type(exc).__name__
     finally:
         listener.close()
