@@ -43,6 +43,7 @@ DONE_PAGE = "Authentication complete. You may close this window."
 class Guarded:
     def __init__(self, port: int, log: Path) -> None:
         self.port, self.log = port, log
+        self.drain: asyncio.Task[bytes] | None = None
         self.url = f"http://127.0.0.1:{port}/mcp"
 
     def events(self) -> list[str]:
@@ -63,17 +64,15 @@ async def _start_guarded(tmp_path: Path, *extra: str) -> tuple[asyncio.subproces
         str(guarded.log),
         *extra,
         stdout=asyncio.subprocess.DEVNULL,
-        stderr=asyncio.subprocess.DEVNULL,
+        stderr=asyncio.subprocess.PIPE,
     )
-    async with asyncio.timeout(20):
-        while True:
-            try:
-                _reader, writer = await asyncio.open_connection("127.0.0.1", port)
-            except OSError:
-                await asyncio.sleep(0.05)  # the child is still binding its socket
-                continue
-            writer.close()
-            return proc, guarded
+    assert proc.stderr is not None
+    async with asyncio.timeout(20):  # uvicorn says so on stderr once its socket listens
+        while b"Uvicorn running on" not in (line := await proc.stderr.readline()):
+            assert line, "the guarded server exited before it listened"
+    # Its request log goes on: drained, so that a full pipe never blocks it.
+    guarded.drain = asyncio.create_task(proc.stderr.read())
+    return proc, guarded
 
 
 @pytest.fixture
