@@ -41,6 +41,7 @@ from tether_server.store.search_text import normalise_term
 from tether_server.store.sqlite_desktop import SqliteDesktop
 from tether_server.store.sqlite_goals import SqliteGoals
 from tether_server.store.sqlite_open import connect, describe_error, immediate_transaction
+from tether_server.store.sqlite_open import fetch_all as _fetch
 from tether_server.store.sqlite_rows import (
     ITEM_COLUMNS,
     TURN_COLUMNS,
@@ -350,11 +351,6 @@ def _read_state(first_unread: str | None, revision: str | None) -> ReadState:
     if revision is None:
         return ReadState()
     return ReadState(json.loads(first_unread) if first_unread else None, revision)
-
-
-async def _fetch(conn: aiosqlite.Connection, sql: str, params: Iterable[Any]) -> list[Row]:
-    async with conn.execute(sql, tuple(params)) as cur:
-        return list(await cur.fetchall())
 
 
 async def _sync_doc(

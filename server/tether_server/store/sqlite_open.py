@@ -7,8 +7,9 @@ import contextlib
 import os
 import sqlite3
 import stat
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
+from typing import Any
 
 import aiosqlite
 
@@ -158,3 +159,9 @@ def _refuse_newer(path: Path, version: int) -> None:
             f"database {path} was created by a newer Tether (schema v{version}); "
             f"this version knows up to v{SCHEMA_VERSION}"
         )
+
+
+async def fetch_all(conn: aiosqlite.Connection, sql: str, params: Iterable[Any]) -> list[Sequence[Any]]:
+    """Every row `sql` reads on `conn` (the caller holds the store's lock)."""
+    async with conn.execute(sql, tuple(params)) as cur:
+        return list(await cur.fetchall())

@@ -8,14 +8,15 @@ stored (wire JSON), so they are read as text and never parsed.
 from __future__ import annotations
 
 import contextlib
-from typing import Any, Protocol
+from typing import Protocol
 
 import aiosqlite
 import orjson
 
 from tether_server.store import sqlite_queries as q
 from tether_server.store.base import SessionLoad
-from tether_server.store.sqlite_rows import Row, thread_from_row
+from tether_server.store.sqlite_open import fetch_all
+from tether_server.store.sqlite_rows import thread_from_row
 
 _COUNTS = (
     "SELECT (SELECT COUNT(*) FROM turns WHERE thread_id = ?1), "
@@ -29,28 +30,23 @@ class _Store(Protocol):
     def _read(self) -> contextlib.AbstractAsyncContextManager[aiosqlite.Connection]: ...
 
 
-async def _rows(conn: aiosqlite.Connection, sql: str, params: tuple[Any, ...]) -> list[Row]:
-    async with conn.execute(sql, params) as cursor:
-        return list(await cursor.fetchall())
-
-
 class SqliteTranscript:
     """Mixed into `SqliteThreadStore`: one read (under its lock) per call."""
 
     async def load_session(self: _Store, thread_id: str) -> SessionLoad | None:
         async with self._read() as conn:
-            rows = await _rows(conn, q.SELECT_THREAD, (thread_id,))
+            rows = await fetch_all(conn, q.SELECT_THREAD, (thread_id,))
             if not rows:
                 return None
-            history = [orjson.loads(r[0]) for r in await _rows(conn, _HISTORY, (thread_id,))]
-            turns, items = (await _rows(conn, _COUNTS, (thread_id,)))[0]
+            history = [orjson.loads(r[0]) for r in await fetch_all(conn, _HISTORY, (thread_id,))]
+            turns, items = (await fetch_all(conn, _COUNTS, (thread_id,)))[0]
         return SessionLoad(thread_from_row(rows[0]), history, turns, items)
 
     async def item_texts(self: _Store, thread_id: str) -> list[tuple[str, str]]:
         async with self._read() as conn:
-            return [(r[0], r[1]) for r in await _rows(conn, _ITEM_TEXTS, (thread_id,))]
+            return [(r[0], r[1]) for r in await fetch_all(conn, _ITEM_TEXTS, (thread_id,))]
 
     async def thread_ids(self: _Store) -> list[str]:
         """Every stored thread's id (listed or not, archived or not), in id order."""
         async with self._read() as conn:
-            return [str(r[0]) for r in await _rows(conn, "SELECT id FROM threads ORDER BY id", ())]
+            return [str(r[0]) for r in await fetch_all(conn, "SELECT id FROM threads ORDER BY id", ())]
