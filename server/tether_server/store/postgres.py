@@ -198,13 +198,13 @@ class PostgresThreadStore(PostgresGoals, PostgresSections, PostgresDesktop):
         return event_from_row(rows[0]) if rows else None
 
     async def set_archived(self, thread_id: str, archived: bool, at: int) -> bool:
-        async with self._transaction() as conn:
+        async with self._fenced(thread_id) as conn:
             sql = "UPDATE threads SET archived = %s, updated_at = %s WHERE id = %s"
             cur = await conn.execute(sql, (int(archived), at, thread_id))
             return cur.rowcount > 0
 
     async def set_name(self, thread_id: str, name: str | None, at: int) -> bool:
-        async with self._transaction() as conn, conn.cursor() as cur:
+        async with self._fenced(thread_id) as conn, conn.cursor() as cur:
             await cur.execute(
                 "UPDATE threads SET name = %s, updated_at = %s WHERE id = %s", (name, at, thread_id)
             )
@@ -215,12 +215,12 @@ class PostgresThreadStore(PostgresGoals, PostgresSections, PostgresDesktop):
 
     async def delete_thread(self, thread_id: str) -> bool:
         """Delete the thread and, by cascade and trigger, everything that hangs off it."""
-        async with self._transaction() as conn:
+        async with self._fenced(thread_id) as conn:
             cur = await conn.execute("DELETE FROM threads WHERE id = %s", (thread_id,))
             return cur.rowcount > 0
 
     async def truncate_before_turn(self, thread_id: str, turn_id: str) -> bool:
-        async with self._transaction() as conn:
+        async with self._fenced(thread_id) as conn:
             sql = "SELECT ordinal FROM turns WHERE thread_id = %s AND turn_id = %s"
             rows = await _rows(conn, sql, (thread_id, turn_id))
             if not rows:
@@ -256,7 +256,7 @@ class PostgresThreadStore(PostgresGoals, PostgresSections, PostgresDesktop):
         self, thread_id: str, first_unread: dict[str, Any] | None, *, expected: str, revision: str
     ) -> ReadState | None:
         """Compare-and-set: the thread row is locked, so two writers cannot both pass the check."""
-        async with self._transaction() as conn:
+        async with self._fenced(thread_id) as conn:
             sql = (
                 "SELECT r.first_unread, r.revision FROM threads AS t "
                 "LEFT JOIN read_states AS r ON r.thread_id = t.id WHERE t.id = %s FOR UPDATE OF t"
@@ -280,6 +280,15 @@ class PostgresThreadStore(PostgresGoals, PostgresSections, PostgresDesktop):
         if self._pool is None:
             raise StoreError(f"database {redact(self.url)} is not open")
         return self._pool
+
+    @contextlib.asynccontextmanager
+    async def _fenced(self, *thread_ids: str) -> AsyncIterator[Conn]:
+        """A write of these threads: like `commit`, refused (StaleOwner, nothing written) when the
+        lease of one this node owns moved on; the lease row stays share-locked until it ends."""
+        async with self._transaction() as conn:
+            if self.leases is not None:
+                await self.leases.check_threads(conn, thread_ids)
+            yield conn
 
     @contextlib.asynccontextmanager
     async def _snapshot(self) -> AsyncIterator[Conn]:

@@ -18,7 +18,7 @@ _PROJECT_COLUMNS = "id, name, roots, metadata, position, created_at, updated_at,
 class PostgresDesktop:
     async def add_attachment(self: PgHost, attachment: AttachmentRecord) -> tuple[AttachmentRecord, bool]:
         a = attachment
-        async with self._transaction() as conn:
+        async with self._fenced(a.thread_id) as conn:
             cur = await conn.execute(
                 f"INSERT INTO thread_attachments ({_ATTACHMENT_COLUMNS}) VALUES (%s, %s, %s, %s, %s, %s) "
                 "ON CONFLICT (thread_id, attachment_type, identity_key) DO NOTHING",
@@ -49,7 +49,7 @@ class PostgresDesktop:
     async def remove_attachment(
         self: PgHost, thread_id: str, attachment_type: str, identity_key: str
     ) -> AttachmentRecord | None:
-        async with self._transaction() as conn:
+        async with self._fenced(thread_id) as conn:
             cur = await conn.execute(
                 f"DELETE FROM thread_attachments WHERE thread_id = %s AND attachment_type = %s "
                 f"AND identity_key = %s RETURNING {_ATTACHMENT_COLUMNS}",
@@ -95,7 +95,7 @@ class PostgresDesktop:
              None if q.metadata is None else json.dumps(q.metadata))
             for index, q in enumerate(queue)
         ]  # fmt: skip
-        async with self._transaction() as conn, conn.cursor() as cur:
+        async with self._fenced(thread_id) as conn, conn.cursor() as cur:
             await cur.execute("DELETE FROM queued_submissions WHERE thread_id = %s", (thread_id,))
             if rows:
                 await cur.executemany(
@@ -132,7 +132,7 @@ class PostgresDesktop:
              p.updated_at, p.idempotency_key)
             for p in projects
         ]  # fmt: skip
-        async with self._transaction() as conn, conn.cursor() as cur:
+        async with self._fenced(*members) as conn, conn.cursor() as cur:
             if rows:
                 await cur.executemany(
                     f"INSERT INTO projects ({_PROJECT_COLUMNS}) VALUES (%s, %s, %s, %s, %s, %s, %s, %s) "

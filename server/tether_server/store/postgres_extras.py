@@ -20,6 +20,8 @@ class PgHost(Protocol):
 
     def _transaction(self) -> contextlib.AbstractAsyncContextManager[Conn]: ...
 
+    def _fenced(self, *thread_ids: str) -> contextlib.AbstractAsyncContextManager[Conn]: ...
+
     async def _fetch(self, sql: str, params: Iterable[Any] | dict[str, Any]) -> list[Row]: ...
 
 
@@ -35,7 +37,7 @@ class PostgresGoals:
         return goal
 
     async def put_goal(self: PgHost, thread_id: str, goal: dict[str, Any] | None) -> bool:
-        async with self._transaction() as conn:
+        async with self._fenced(thread_id) as conn:
             cur = await conn.execute("SELECT 1 FROM threads WHERE id = %s FOR UPDATE", (thread_id,))
             if await cur.fetchone() is None:
                 return False
@@ -88,7 +90,7 @@ class PostgresSections:
         return [_member(row) for row in await self._fetch(sql, params)]
 
     async def set_memberships(self: PgHost, put: Sequence[Membership], remove: Sequence[str] = ()) -> None:
-        async with self._transaction() as conn:
+        async with self._fenced(*remove, *(m.thread_id for m in put)) as conn:
             for thread_id in remove:
                 await conn.execute("DELETE FROM section_members WHERE thread_id = %s", (thread_id,))
             for m in put:

@@ -10,7 +10,7 @@ waits for that share lock, and a commit that starts after the takeover sees the 
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Iterable
 from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass
 from datetime import datetime
@@ -51,6 +51,13 @@ SELECT f.node_id, f.address, f.expires_at > now(), f.heartbeat_at,
     (SELECT count(*) FROM thread_leases l WHERE l.node_id = f.node_id AND l.expires_at > now())
 FROM fleet_nodes f ORDER BY f.node_id"""
 
+_ADVERTISE = """
+INSERT INTO fleet_nodes AS f (node_id, address, started_at, heartbeat_at, expires_at)
+VALUES (%(n)s, %(a)s, now(), now(), now() + %(d)s * interval '1 second')
+ON CONFLICT (node_id) DO UPDATE SET address = excluded.address"""
+_OWNER = """
+SELECT l.node_id, f.address FROM thread_leases l JOIN fleet_nodes f ON f.node_id = l.node_id
+WHERE l.thread_id = %s AND l.expires_at > now() AND f.expires_at > now()"""
 
 _BOUND = "SELECT set_config('idle_in_transaction_session_timeout', %s, true)"
 
@@ -153,10 +160,27 @@ class Leases:
                 "UPDATE fleet_nodes SET expires_at = now() WHERE node_id = %s", (self.node_id,)
             )
 
+    async def advertise(self, address: str | None) -> None:
+        """Record where other nodes reach this one (None: they cannot), live from now on."""
+        async with self._transaction() as conn:
+            await conn.execute(_ADVERTISE, {"n": self.node_id, "a": address, "d": self.duration_s})
+
+    async def owner_address(self, thread_id: str) -> tuple[str, str | None] | None:
+        """The live node holding the thread's live lease, and the address it advertises."""
+        async with self._transaction() as conn:
+            cur = await conn.execute(_OWNER, (thread_id,))
+            row = await cur.fetchone()
+        return None if row is None else (str(row[0]), row[1])
+
     async def check(self, conn: Conn, batch: Batch) -> None:
         """In the commit's transaction: refuse it unless this node still owns every thread it writes."""
+        await self.check_threads(conn, _threads_of(batch))
+
+    async def check_threads(self, conn: Conn, thread_ids: Iterable[str]) -> None:
+        """In a write's transaction: refuse it (StaleOwner) unless this node still owns every one
+        of these threads that it leased; a thread it never loaded passes (no lease to check)."""
         bounded = False
-        for thread_id in sorted(_threads_of(batch)):
+        for thread_id in sorted(set(thread_ids)):
             epoch = self.fence.get(thread_id)
             if epoch is None:
                 continue
