@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 import time
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from tether_server.core import events as ev
 from tether_server.core import items
@@ -19,8 +19,10 @@ from tether_server.core.ids import now_ms
 from tether_server.core.tool_results import cap, mcp_result
 from tether_server.core.toolbox import StaticTools, Tool, ToolCall, ToolContext, ToolOutput
 from tether_server.tools.mcp.calls import McpCallError
-from tether_server.tools.mcp.connection import ServerConnection
-from tether_server.tools.mcp.manager import McpManager
+
+if TYPE_CHECKING:  # the mcp SDK (~1 s of imports on a busy machine) loads only with a configured server
+    from tether_server.tools.mcp.connection import ServerConnection
+    from tether_server.tools.mcp.manager import McpManager
 
 ALL_SERVERS = "codex"
 """The item's `server` when a list call names none (Codex's own name)."""

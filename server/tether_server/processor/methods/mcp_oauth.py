@@ -9,7 +9,7 @@ tools are there for the next turn.
 from __future__ import annotations
 
 import asyncio
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from tether_protocol import server_methods as sm
 from tether_protocol.v2 import account_extras as ax
@@ -19,8 +19,10 @@ from tether_server.errors import InternalError, InvalidRequest
 from tether_server.processor.state import ServerState
 from tether_server.rpc.context import RequestContext
 from tether_server.rpc.outgoing import send_notification
-from tether_server.tools.mcp.oauth import STORE_FILE
-from tether_server.tools.mcp.oauth_login import Login, LoginFailed, start
+from tether_server.tools.mcp.config import OAUTH_STORE_FILE
+
+if TYPE_CHECKING:
+    from tether_server.tools.mcp.oauth_login import Login
 
 _log = log.get("tether.mcp.oauth")
 
@@ -56,8 +58,12 @@ async def mcp_oauth_login(
     url, headers = _server(state, params.name)
     # Codex takes any timeout, zero and negative ones too; the browser gets at least a second.
     timeout = DEFAULT_TIMEOUT_S if params.timeout_secs is None else max(1, params.timeout_secs)
+    # The mcp SDK's OAuth client (~1 s of imports on a busy machine) loads with the first sign-in,
+    # not with the daemon.
+    from tether_server.tools.mcp.oauth_login import LoginFailed, start
+
     try:
-        login = await start(state.home / STORE_FILE, params.name, url, headers, params.scopes, timeout)
+        login = await start(state.home / OAUTH_STORE_FILE, params.name, url, headers, params.scopes, timeout)
     except LoginFailed as exc:
         raise InternalError(LOGIN_FAILED.format(name=params.name, why=exc)) from None
     login_id = uuid7()
