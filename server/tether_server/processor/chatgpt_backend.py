@@ -52,17 +52,59 @@ def base_url(state: ServerState) -> str:
     return (configured if isinstance(configured, str) and configured else DEFAULT_BASE_URL).rstrip("/")
 
 
-async def _get(url: str, tokens: dict[str, str]) -> httpx.Response:
-    headers = {"Authorization": f"Bearer {tokens.get('access_token', '')}"}
+async def _send(
+    method: str,
+    url: str,
+    tokens: dict[str, str],
+    what: str,
+    body: dict[str, Any] | None,
+    extra: dict[str, str],
+) -> httpx.Response:
+    headers = {"Authorization": f"Bearer {tokens.get('access_token', '')}", **extra}
     if tokens.get("account_id"):
         headers["ChatGPT-Account-Id"] = tokens["account_id"]
     try:
         async with httpx.AsyncClient(timeout=_TIMEOUT_S) as client:
-            return await client.get(url, headers=headers)
+            return await client.request(method, url, headers=headers, json=body)
     except httpx.HTTPError:
-        raise InternalError(
-            f"failed to fetch codex rate limits: error sending request for url ({url})"
-        ) from None
+        raise InternalError(f"failed to fetch {what}: error sending request for url ({url})") from None
+
+
+def refused(what: str, method: str, url: str, response: httpx.Response) -> InternalError:
+    """Codex's words for a backend answer other than 200."""
+    try:
+        reason = HTTPStatus(response.status_code).phrase
+    except ValueError:
+        reason = ""
+    return InternalError(
+        f"failed to fetch {what}: {method} {url} failed: {response.status_code} {reason}; "
+        f"content-type={response.headers.get('content-type', '')}; body={response.text}"
+    )
+
+
+async def request(
+    state: ServerState,
+    tokens: dict[str, str],
+    path: str,
+    what: str,
+    *,
+    body: dict[str, Any] | None = None,
+    extra: dict[str, str] | None = None,
+) -> httpx.Response:
+    """One backend request with the account's tokens (POST when it has a body), renewed once on 401.
+
+    Raises:
+        InternalError: the backend could not be reached (Codex's message naming `what`).
+    """
+    method = "GET" if body is None else "POST"
+    url = f"{base_url(state)}{path}"
+    response = await _send(method, url, tokens, what, body, extra or {})
+    if response.status_code == 401:
+        # Managed tokens are renewed with the refresh token; an app's are asked of the app.
+        fresh = await _refresh(state, tokens) if "owner" in tokens else await refresh_stored(state, tokens)
+        if fresh is not None:
+            response = await _send(method, url, fresh, what, body, extra or {})
+    return response
 
 
 async def refresh_stored(state: ServerState, tokens: dict[str, str]) -> dict[str, str]:
@@ -153,22 +195,11 @@ async def rate_limits(state: ServerState, tokens: dict[str, str]) -> dict[str, A
     Raises:
         InternalError: the backend could not be reached or refused the read (Codex's message).
     """
+    what = "codex rate limits"
+    response = await request(state, tokens, "/wham/usage", what)
     url = f"{base_url(state)}/wham/usage"
-    response = await _get(url, tokens)
-    if response.status_code == 401:
-        # Managed tokens are renewed with the refresh token; an app's are asked of the app.
-        fresh = await _refresh(state, tokens) if "owner" in tokens else await refresh_stored(state, tokens)
-        if fresh is not None:
-            response = await _get(url, fresh)
     if response.status_code != 200:
-        try:
-            reason = HTTPStatus(response.status_code).phrase
-        except ValueError:
-            reason = ""
-        raise InternalError(
-            f"failed to fetch codex rate limits: GET {url} failed: {response.status_code} {reason}; "
-            f"content-type={response.headers.get('content-type', '')}; body={response.text}"
-        )
+        raise refused(what, "GET", url, response)
     try:
         body = response.json()
     except ValueError:

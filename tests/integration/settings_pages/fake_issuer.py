@@ -2,8 +2,9 @@
 
 The issuer's `/oauth/token` does what a real one checks: the code it issued, Codex's client id,
 the redirect URI, and the PKCE verifier against the challenge the authorize URL carried. The
-backend's `/backend-api/wham/usage` answers rate limits to the access tokens it was told to
-accept and 401 to any other.
+backend's `/backend-api/wham/...` routes answer what the test put in `routes` (rate limits in
+`usage`) to the access tokens it was told to accept and 401 to any other; `backend_requests` logs
+each (method, path, headers, JSON body).
 """
 
 from __future__ import annotations
@@ -47,6 +48,8 @@ class FakeIssuer:
     accepted_tokens: set[str] = field(default_factory=set)
     usage_auth: list[tuple[str, str]] = field(default_factory=list)  # (authorization, account id)
     usage: dict[str, Any] = field(default_factory=dict)
+    routes: dict[str, tuple[int, Any]] = field(default_factory=dict)  # backend path -> (status, JSON)
+    backend_requests: list[tuple[str, str, dict[str, str], Any]] = field(default_factory=list)
     refresh_requests: list[dict[str, Any]] = field(default_factory=list)
     device_approved: bool = False  # the user entered the code at the issuer
     device_polls: int = 0
@@ -111,7 +114,7 @@ class _Handler(http.server.BaseHTTPRequestHandler):
     def log_message(self, format: str, *args: Any) -> None:
         pass
 
-    def _send(self, status: int, body: dict[str, Any]) -> None:
+    def _send(self, status: int, body: Any) -> None:
         data = json.dumps(body).encode()
         self.send_response(status)
         self.send_header("Content-Type", "application/json")
@@ -119,9 +122,24 @@ class _Handler(http.server.BaseHTTPRequestHandler):
         self.end_headers()
         self.wfile.write(data)
 
+    def _backend(self, raw: str) -> bool:
+        """Answer a `/backend-api/wham/...` route other than rate limits, if the test set one."""
+        path = urlsplit(self.path).path.removeprefix("/backend-api")
+        if path not in self.fake.routes:
+            return False
+        body = json.loads(raw) if raw else None
+        self.fake.backend_requests.append((self.command, path, dict(self.headers), body))
+        if self.headers.get("Authorization", "").removeprefix("Bearer ") not in self.fake.accepted_tokens:
+            self._send(401, {"detail": "token expired"})
+        else:
+            self._send(*self.fake.routes[path])
+        return True
+
     def do_POST(self) -> None:
         length = int(self.headers.get("Content-Length") or 0)
         raw = self.rfile.read(length).decode()
+        if self._backend(raw):
+            return
         if self.path == "/api/accounts/deviceauth/usercode":
             self._send(200, self.fake.device_code())
             return
@@ -140,6 +158,8 @@ class _Handler(http.server.BaseHTTPRequestHandler):
         self._send(*self.fake.token(form))
 
     def do_GET(self) -> None:
+        if self._backend(""):
+            return
         if urlsplit(self.path).path != "/backend-api/wham/usage":
             self._send(404, {})
             return

@@ -21,6 +21,7 @@ def settings_samples() -> list[tuple[str, WireModel]]:
         name="f", stage="beta", display_name="F", enabled=True, default_enabled=False
     )
     profile = xf.PermissionProfileSummary(id=":workspace", allowed=True)
+    group = al.ThreadUsageBreakdownGroup(model="m", estimated_usage_credits_micros=1, input_tokens=3)
     feedback = {"classification": "bug", "reason": "r", "tags": {"a": "b"}}
     return [
         ("ModelProviderListParams", mp.ModelProviderListParams()),
@@ -56,8 +57,16 @@ def settings_samples() -> list[tuple[str, WireModel]]:
         ("GetAccountRateLimitsParams", al.GetAccountRateLimitsParams()),
         ("GetAccountRateLimitsResponse", al.GetAccountRateLimitsResponse(rate_limits={})),
         ("GetAccountTokenUsageParams", al.GetAccountTokenUsageParams()),
-        ("GetAccountTokenUsageResponse", al.GetAccountTokenUsageResponse(summary={})),
+        (
+            "GetAccountTokenUsageResponse",
+            al.GetAccountTokenUsageResponse(summary=al.AccountTokenUsageSummary()),
+        ),
         ("GetWorkspaceMessagesResponse", al.GetWorkspaceMessagesResponse(feature_enabled=False, messages=[])),
+        ("ThreadUsage", al.ThreadUsage(thread_id="t", estimated_usage_credits_micros=1, groups=[group])),
+        ("ThreadUsageBreakdownGroup", group),
+        ("AccountTokenUsageDailyBucket", al.AccountTokenUsageDailyBucket(start_date="2026-11-30", tokens=5)),
+        ("AccountTokenUsageSummary", al.AccountTokenUsageSummary(lifetime_tokens=7)),
+        ("WorkspaceMessage", al.WorkspaceMessage(message_id="m", message_type="headline", message_body="b")),
         ("GetAccountSecuritySetupResponse", al.GetAccountSecuritySetupResponse()),
         ("CancelLoginAccountParams", al.CancelLoginAccountParams(login_id="l")),
         ("CancelLoginAccountResponse", al.CancelLoginAccountResponse(status="notFound")),

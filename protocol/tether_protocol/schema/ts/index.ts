@@ -6,6 +6,10 @@ export type AccountLoginCompletedNotification = { error: string | null; loginId?
 
 export type AccountRateLimitsUpdatedNotification = { rateLimits: RateLimitSnapshot; };
 
+export type AccountTokenUsageDailyBucket = { startDate: string; tokens: number; };
+
+export type AccountTokenUsageSummary = { currentStreakDays: number | null; lifetimeTokens: number | null; longestRunningTurnSec: number | null; longestStreakDays: number | null; peakDailyTokens: number | null; };
+
 export type AccountUpdatedNotification = { authMode: ("apikey" | "chatgpt" | "chatgptAuthTokens") | null; planType: string | null; };
 
 export type ActivePermissionProfile = { extends: string | null; id: string; };
@@ -324,9 +328,9 @@ export type GetAccountSecuritySetupResponse = { notice: unknown; };
 
 export type GetAccountTokenUsageParams = { threadId?: string | null; };
 
-export type GetAccountTokenUsageResponse = { summary: unknown; };
+export type GetAccountTokenUsageResponse = { dailyUsageBuckets: Array<AccountTokenUsageDailyBucket> | null; summary: AccountTokenUsageSummary; threadUsage: ThreadUsage | null; };
 
-export type GetWorkspaceMessagesResponse = { featureEnabled: boolean; messages: Array<unknown>; };
+export type GetWorkspaceMessagesResponse = { featureEnabled: boolean; messages: Array<WorkspaceMessage>; };
 
 export type GitInfo = { branch: string | null; originUrl: string | null; sha: string | null; };
 
@@ -1028,6 +1032,10 @@ export type ThreadUnsubscribeParams = { threadId: string; };
 
 export type ThreadUnsubscribeResponse = { status: "notLoaded" | "notSubscribed" | "unsubscribed"; };
 
+export type ThreadUsage = { estimatedUsageCreditsMicros: number; estimatedUsageUsdMicros: number | null; groups: Array<ThreadUsageBreakdownGroup>; nativeUsageUsdMicros: number | null; threadId: string; };
+
+export type ThreadUsageBreakdownGroup = { cachedInputTokens: number | null; estimatedUsageCreditsMicros: number; inputTokens: number | null; model: string | null; netNewInputTokens: number | null; outputTokens: number | null; reasoningEffort: string | null; speed: string | null; totalTokens: number | null; };
+
 export type TokenUsageBreakdown = { cacheWriteInputTokens: number; cachedInputTokens: number; inputTokens: number; outputTokens: number; reasoningOutputTokens: number; totalTokens: number; };
 
 export type ToolRequestUserInputAnswer = { answers: Array<string>; };
@@ -1101,5 +1109,7 @@ export type WindowsSandboxSetupCompletedNotification = { error: string | null; m
 export type WindowsSandboxSetupStartParams = { cwd?: string | null; mode: "elevated" | "unelevated"; };
 
 export type WindowsSandboxSetupStartResponse = { started: boolean; };
+
+export type WorkspaceMessage = { archivedAt: number | null; createdAt: number | null; messageBody: string; messageId: string; messageType: "headline" | "announcement" | "unknown"; };
 
 export type WorkspaceWritePolicy = { excludeSlashTmp?: boolean; excludeTmpdirEnvVar?: boolean; networkAccess?: boolean; type: "workspaceWrite"; writableRoots?: Array<string>; };
