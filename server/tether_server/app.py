@@ -22,7 +22,7 @@ from tether_server.core.execpolicy import RULES_DIR, ExecRules
 from tether_server.core.ids import now_s
 from tether_server.core.session import SessionDeps
 from tether_server.errors import ConfigError, SandboxError, TetherError
-from tether_server.processor import plugin_runtime, projection, rate_limits
+from tether_server.processor import chatgpt_backend, plugin_runtime, projection, rate_limits
 from tether_server.processor.approvals import ApprovalBroker
 from tether_server.processor.dynamic_tools import DynamicToolCalls
 from tether_server.processor.goals import GoalBook
@@ -230,6 +230,7 @@ class App:
         state.server_requests = requests
         if isinstance(providers, Providers):
             providers.header_listeners.append(functools.partial(rate_limits.headers_seen, state))
+            providers.renew_chatgpt = functools.partial(chatgpt_backend.renew_current, state)
         plugin_runtime.wire_up(state, plugin_skills)
         state.queues = QueueBook(store, threads, lambda: state.config.config)
         threads.on_loaded.append(state.queues.attach)

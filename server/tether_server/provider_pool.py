@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import functools
 import os
-from collections.abc import Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from typing import TYPE_CHECKING
 
 from tether_server.auth import Credentials
@@ -12,6 +12,7 @@ from tether_server.config import LoadedConfig, resolve_api_key
 from tether_server.config.provider import ModelProviderInfo, takes_stored_key
 from tether_server.providers.base import ModelProvider, ProviderSettings
 from tether_server.providers.deferred import DeferredProvider, responses_loaded
+from tether_server.providers.renewing import RenewingProvider
 
 CHATGPT_BASE_URL = "https://chatgpt.com/backend-api"
 
@@ -33,13 +34,28 @@ class Providers:
         self._retired: list[ResponsesProvider] = []
         # Who hears each successful response's headers (the rate-limit notifier, once wired).
         self.header_listeners: list[Callable[[Mapping[str, str]], None]] = []
+        # Renews the ChatGPT sign-in's tokens after a model 401 (True: renewed); set by the app.
+        self.renew_chatgpt: Callable[[], Awaitable[bool]] | None = None
 
     def __call__(self, provider_id: str) -> ModelProvider:
         if provider_id not in self._cache and not responses_loaded():
             # httpx (and its TLS set-up) loads on the first model request, not at daemon start,
             # and off the event loop; the real client is made (and cached) once it has loaded.
             return DeferredProvider(functools.partial(self, provider_id))
-        info = self._loaded.config.model_providers[provider_id]
+        client = self._client(provider_id)
+        if self.renew_chatgpt is None or self._chatgpt(provider_id, self._info(provider_id)) is None:
+            return client
+        return RenewingProvider(client, functools.partial(self._renewed, provider_id, self.renew_chatgpt))
+
+    async def _renewed(self, provider_id: str, renew: Callable[[], Awaitable[bool]]) -> ModelProvider | None:
+        return self._client(provider_id) if await renew() else None
+
+    def _info(self, provider_id: str) -> ModelProviderInfo:
+        return self._loaded.config.model_providers[provider_id]
+
+    def _client(self, provider_id: str) -> ResponsesProvider:
+        """The cached client of `provider_id`, remade when its key or address changed."""
+        info = self._info(provider_id)
         base_url, headers = (info.base_url or "").rstrip("/"), dict(info.http_headers or {})
         chatgpt = self._chatgpt(provider_id, info)
         api_key: str | None

@@ -5,7 +5,8 @@ token and the workspace id; a failed read is Codex's -32603 "failed to fetch cod
 <url> failed: <status>; content-type=<type>; body=<body>". With `chatgptAuthTokens`, a 401 makes
 Tether ask the app that supplied the tokens for fresh ones (`account/chatgptAuthTokens/refresh`,
 reason `unauthorized`) and read once more with them; a browser sign-in's tokens are renewed at the
-issuer with the stored refresh token instead.
+issuer with the stored refresh token instead. A model request refused with 401 renews the same way
+(`renew_current`, called by the provider pool) and is sent once more.
 """
 
 from __future__ import annotations
@@ -154,6 +155,20 @@ async def _refresh(state: ServerState, tokens: dict[str, str]) -> dict[str, str]
         updated["plan_type"] = fresh.chatgpt_plan_type
     state.credentials.external = updated
     return updated
+
+
+async def renew_current(state: ServerState) -> bool:
+    """Renew the current ChatGPT sign-in's tokens after a model request got 401; False: not renewed."""
+    tokens = state.credentials.chatgpt_tokens()
+    if tokens is None:
+        return False
+    if "owner" in tokens:
+        return await _refresh(state, tokens) is not None
+    try:
+        await refresh_stored(state, tokens)
+    except InternalError:
+        return False
+    return True
 
 
 def _window(raw: object) -> n.RateLimitWindow | None:
