@@ -25,6 +25,7 @@ from tether_server.errors import ConfigError, SandboxError, TetherError
 from tether_server.processor import chatgpt_backend, plugin_runtime, projection, rate_limits
 from tether_server.processor.approvals import ApprovalBroker
 from tether_server.processor.dynamic_tools import DynamicToolCalls
+from tether_server.processor.fleet_forward import FleetForward
 from tether_server.processor.goals import GoalBook
 from tether_server.processor.handlers import UNIMPLEMENTED, build_routes
 from tether_server.processor.lifecycle import IdleUnloader
@@ -165,6 +166,7 @@ class App:
     store_factory: StoreFactory = sqlite_store
     node_id: str | None = None  # a fleet node's id (PostgreSQL store); None: host name and pid
     lease_s: float = DEFAULT_LEASE_S
+    fleet_secret: bytes | None = None  # --fleet-secret-file: relay requests to other nodes
     providers_factory: ProviderPoolFactory = Providers
     running: Running | None = None
 
@@ -249,6 +251,9 @@ class App:
             max_inflight_per_connection=self.max_inflight_per_connection,
             on_initialized=self._after_initialize,
             on_disconnect=state.connection_closed,
+            forwarder=FleetForward(threads, ownership, self.fleet_secret)
+            if ownership is not None and self.fleet_secret is not None
+            else None,
         )
         self.running = Running(store, providers, state, unloader, dispatcher, windows)
         # In the background: a slow or broken server never delays a client; a turn's first request
@@ -285,6 +290,12 @@ class App:
             exec_rules=ExecRules(self.home / RULES_DIR),
             web_search=web_search.resolve_mode(cfg.web_search, cfg.tools),
         )
+
+    async def advertise(self, address: str | None) -> None:
+        """Tell the fleet where this node's listener is (None: no listener, nothing relays here)."""
+        ownership = self.running.state.threads.ownership if self.running is not None else None
+        if ownership is not None:
+            await ownership.leases.advertise(address)
 
     async def _after_initialize(self, conn: Connection) -> None:
         state = self.running.state if self.running is not None else None

@@ -56,6 +56,20 @@ def _parser() -> argparse.ArgumentParser:
         help="how long a fleet node's thread lease lasts unrenewed (default 10; also $TETHER_LEASE_SECONDS)",
     )
     app_server.add_argument(
+        "--fleet-listen",
+        default=None,
+        metavar="URL",
+        help="ws://IP:PORT where the other fleet nodes relay requests for this node's threads "
+        "(advertised in the database; needs --fleet-secret-file)",
+    )
+    app_server.add_argument(
+        "--fleet-secret-file",
+        type=Path,
+        default=None,
+        metavar="FILE",
+        help="the fleet's shared secret (at least 32 bytes), proved both ways on every fleet connection",
+    )
+    app_server.add_argument(
         "--log-level",
         default=None,
         choices=["debug", "info", "warning", "error", "critical"],

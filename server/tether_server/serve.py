@@ -26,6 +26,7 @@ from tether_server.rpc.dispatcher import Dispatcher
 from tether_server.rpc.handshake import Hello
 from tether_server.serve_options import Listen, ServeOptions, lock_pid_file
 from tether_server.transports import unix
+from tether_server.transports.fleet import FleetPeerStream, accept_peer
 from tether_server.transports.http import advertise_limit, counted_tcp, tcp_gate, unix_gate
 from tether_server.transports.limits import ConnectionLimits, raise_open_files
 from tether_server.transports.parent import ParentWatch
@@ -77,6 +78,12 @@ class Listeners:
         if any(lst.scheme != "stdio" for lst in self.options.listens):
             files = raise_open_files(self._limits.open_files_wanted())
             _log.debug("serve.open_files", soft_limit=files)
+        # First, so a client's first answered request means other nodes can relay here. Always: a
+        # node restarted without a listener must not keep advertising its old one.
+        address = None
+        if self.options.fleet_listen is not None:
+            address = await self._open_fleet(self.options.fleet_listen)
+        await self.app.advertise(address)
         for lst in self.options.listens:
             if lst.scheme == "stdio":
                 self._spawn(self._serve_stdio())
@@ -84,6 +91,34 @@ class Listeners:
                 await self._open_unix(lst)
             else:
                 await self._open_tcp(lst)
+
+    async def _open_fleet(self, lst: Listen) -> str:
+        """The fleet listener: other nodes relay their clients' requests for our threads here."""
+        try:
+            server = await serve(
+                self._serve_fleet,
+                lst.host,
+                lst.port,
+                max_size=self.options.max_message_bytes,
+                max_queue=self.options.receive_queue,
+                compression=None,
+                open_timeout=self.options.pre_auth_timeout_s,
+                close_timeout=CLOSE_GRACE_S,
+            )
+        except OSError as exc:
+            raise ConfigError(
+                f"cannot listen on {lst.host}:{lst.port}: {exc.strerror}", key="--fleet-listen"
+            ) from exc
+        port = server.sockets[0].getsockname()[1]
+        host = f"[{lst.host}]" if ":" in lst.host else lst.host
+        address = f"ws://{host}:{port}"
+        self._ws_servers.append(_Listener(server, f"fleet {host}:{port}"))
+        _banner(
+            "tether app-server (fleet)",
+            f"listening on: {address}",
+            "auth: the fleet secret, proved both ways (--fleet-secret-file)",
+        )
+        return address
 
     async def _open_unix(self, lst: Listen) -> None:
         assert lst.path is not None
@@ -175,10 +210,22 @@ class Listeners:
             self._stop.set()
 
     async def _serve_ws(self, ws: ServerConnection) -> None:
-        assert self._dispatcher is not None
         peer = ws.remote_address
         label = f"ws {peer[0]}:{peer[1]}" if isinstance(peer, tuple) else "unix"
-        stream = WebSocketStream(ws, label)
+        await self._serve_stream(WebSocketStream(ws, label))
+
+    async def _serve_fleet(self, ws: ServerConnection) -> None:
+        """Another node's connection, once it proved the fleet secret: served as a client's."""
+        assert self.options.fleet_secret is not None
+        peer = ws.remote_address
+        where = f"{peer[0]}:{peer[1]}" if isinstance(peer, tuple) else "?"
+        if not await accept_peer(ws, self.options.fleet_secret, self.options.pre_auth_timeout_s):
+            _log.warning("fleet.peer_refused", peer=where)
+            return
+        await self._serve_stream(FleetPeerStream(ws, f"fleet {where}"))
+
+    async def _serve_stream(self, stream: WebSocketStream) -> None:
+        assert self._dispatcher is not None
         conn = Connection(stream, outbox_capacity=self.options.outbox_capacity)
         serving = asyncio.create_task(self._dispatcher.serve(conn))
         closed = asyncio.create_task(conn.closed.wait())

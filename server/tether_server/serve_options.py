@@ -72,6 +72,8 @@ class ServeOptions:
     receive_queue: int = DEFAULT_RECEIVE_QUEUE
     pre_auth_timeout_s: float = DEFAULT_PRE_AUTH_TIMEOUT_S
     pid_file: Path | None = None
+    fleet_listen: Listen | None = None  # other fleet nodes reach this one here
+    fleet_secret: bytes | None = None
 
     @property
     def sockets(self) -> list[Listen]:
@@ -104,6 +106,37 @@ def parse_listen(url: str, home: Path) -> Listen:
         f"unsupported --listen {url!r}; expected stdio://, unix://, unix://PATH, ws://IP:PORT or wss://IP:PORT",
         key="--listen",
     )
+
+
+def parse_fleet_listen(url: str, secret: bytes | None) -> Listen:
+    """`--fleet-listen ws://IP:PORT`: the address is advertised to the other nodes as given (port 0:
+    the port bound), so it must name one interface, and the fleet secret must guard it.
+
+    Raises:
+        ConfigError: another form, a wildcard address, or no `--fleet-secret-file`.
+    """
+    parts = urlsplit(url)
+    try:
+        port = parts.port
+    except ValueError:
+        port = None
+    if parts.scheme != "ws" or port is None or not parts.hostname or parts.path not in ("", "/"):
+        raise ConfigError(f"--fleet-listen {url}: expected ws://IP:PORT", key="--fleet-listen")
+    try:
+        wildcard = ipaddress.ip_address(parts.hostname).is_unspecified
+    except ValueError:
+        wildcard = False
+    if wildcard:
+        raise ConfigError(
+            f"--fleet-listen {url}: other nodes connect to the address given, so name one interface's "
+            "address, not a wildcard",
+            key="--fleet-listen",
+        )
+    if secret is None:
+        raise ConfigError(
+            "--fleet-listen needs --fleet-secret-file (the fleet's shared secret)", key="--fleet-listen"
+        )
+    return Listen("ws", host=parts.hostname, port=port)
 
 
 def resolve_auth(flags: WsAuthFlags, listens: list[Listen], home: Path) -> tuple[WsAuth | None, bool]:

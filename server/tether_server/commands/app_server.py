@@ -25,7 +25,14 @@ if TYPE_CHECKING:
 
 
 def serve_options(args: argparse.Namespace, home: Path) -> ServeOptions:
-    from tether_server.serve_options import ServeOptions, check_options, parse_listen, resolve_auth
+    from tether_server.serve_options import (
+        ServeOptions,
+        check_options,
+        parse_fleet_listen,
+        parse_listen,
+        resolve_auth,
+    )
+    from tether_server.transports.fleet import read_secret
     from tether_server.transports.ws_auth import WsAuthFlags
 
     flags = WsAuthFlags(
@@ -39,6 +46,7 @@ def serve_options(args: argparse.Namespace, home: Path) -> ServeOptions:
     )
     listens = [parse_listen(url, home) for url in args.listen or ["stdio://"]]
     auth, no_auth = resolve_auth(flags, listens, home)
+    secret = read_secret(args.fleet_secret_file) if args.fleet_secret_file else None
     options = ServeOptions(
         listens=listens,
         auth=auth,
@@ -52,6 +60,8 @@ def serve_options(args: argparse.Namespace, home: Path) -> ServeOptions:
         receive_queue=args.receive_queue,
         pre_auth_timeout_s=args.pre_auth_timeout,
         pid_file=args.pid_file,
+        fleet_listen=parse_fleet_listen(args.fleet_listen, secret) if args.fleet_listen else None,
+        fleet_secret=secret,
     )
     check_options(options)
     return options
@@ -77,7 +87,10 @@ def _prepare_app_server(args: argparse.Namespace, spawner: int) -> tuple[App, Se
         prepare_home(home)
         options = serve_options(args, home)
         loaded = load_config(home, args.overrides, strict=args.strict_config, profile=args.profile)
-        store_factory = urls.store_factory(urls.chosen_url(args.store, os.environ, loaded.config.store))
+        store_url = urls.chosen_url(args.store, os.environ, loaded.config.store)
+        store_factory = urls.store_factory(store_url)
+        if options.fleet_secret is not None and not (store_url or "").lower().startswith("postgres"):
+            raise ConfigError("--fleet-listen and --fleet-secret-file need a PostgreSQL store (--store)")
         node_id, lease_s = fleet_options(args)
     except ConfigError as exc:
         sys.stderr.write(f"tether: configuration error: {exc.message}\n")
@@ -100,6 +113,7 @@ def _prepare_app_server(args: argparse.Namespace, spawner: int) -> tuple[App, Se
         store_factory=store_factory,
         node_id=node_id,
         lease_s=lease_s,
+        fleet_secret=options.fleet_secret,
     )
     import tether_server.serve  # noqa: F401 - loaded here, off the event loop (and off the front's path)
 

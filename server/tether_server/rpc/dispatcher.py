@@ -12,7 +12,7 @@ import asyncio
 import functools
 import inspect
 from collections.abc import Awaitable, Callable, Mapping
-from typing import Any
+from typing import Any, Protocol
 
 import orjson
 import structlog
@@ -36,6 +36,19 @@ _log = log.get("tether.rpc")
 OVERLOADED = "Server overloaded; retry later."
 
 
+class Forwarder(Protocol):
+    """Sends a request for a thread another fleet node owns to that node (rpc.relay)."""
+
+    async def forward(self, conn: Connection, reply: Reply, method: str, params: Any, thread_id: str) -> bool:
+        """True when the request was relayed (and answered through `reply`); False: serve it here."""
+
+    def answer(self, conn: Connection, message: dict[str, Any]) -> bool:
+        """Route a client's answer to a server request relayed from another node; False if none."""
+
+    async def disconnected(self, conn: Connection) -> None:
+        """The client is gone: close its relays."""
+
+
 class Dispatcher:
     """Serves connections: one reader loop and one writer task each, one task per request."""
 
@@ -51,6 +64,7 @@ class Dispatcher:
         max_inflight_per_connection: int = 128,
         on_initialized: ConnectionHook | None = None,
         on_disconnect: ConnectionHook | None = None,
+        forwarder: Forwarder | None = None,
     ) -> None:
         check_routes(methods, routes, unimplemented)
         self._methods = methods
@@ -62,6 +76,7 @@ class Dispatcher:
         self._scopes = ScopeLocks()
         self._on_initialized = on_initialized
         self._on_disconnect = on_disconnect
+        self.forwarder = forwarder
         # Shared with whoever broadcasts (the composition root passes the same set on).
         self.connections: set[Connection] = set() if connections is None else connections
         self._deferred: set[asyncio.Task[None]] = set()
@@ -93,6 +108,8 @@ class Dispatcher:
             for task in requests:
                 task.cancel()
             self.connections.discard(conn)
+            if self.forwarder is not None:
+                await self.forwarder.disconnected(conn)
             if self._on_disconnect is not None:
                 await self._on_disconnect(conn)
             metrics.connection_closed(transport)
@@ -180,6 +197,8 @@ class Dispatcher:
         conn.inflight -= 1
 
     def _on_reply(self, conn: Connection, message: dict[str, Any]) -> None:
+        if self.forwarder is not None and self.forwarder.answer(conn, message):
+            return
         error = message.get("error")
         result = message.get("result")
         reply = ClientReply(
@@ -222,6 +241,14 @@ class Dispatcher:
         key = getattr(params, spec.scope, None) if spec.scope else None
         async with self._scopes.hold(str(key) if key is not None else None):
             if not conn.is_open:
+                return
+            forwarder = self.forwarder
+            # Under the thread's scope lock, so a client's requests for it reach the owner in order.
+            if (
+                forwarder is not None
+                and isinstance(thread_id, str)
+                and await forwarder.forward(conn, reply, method, raw, thread_id)
+            ):
                 return
             ctx = RequestContext(conn, reply.request_id, method)
             outcome = await route.handler(ctx, params)

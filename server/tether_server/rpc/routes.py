@@ -129,6 +129,23 @@ class Reply:
         self._claim("error")
         self.conn.send_frame(encode(jsonrpc.error_response(self.request_id, error)))
 
+    def relayed(self, answer: dict[str, Any]) -> None:
+        """Send the answer the fleet node owning the request's thread gave (its result or error)."""
+        error = answer.get("error")
+        if isinstance(error, dict):
+            code = error.get("code")
+            self.error_code = code if isinstance(code, int) else int(ErrorCode.INTERNAL_ERROR)
+            if not self._claim("error"):
+                return
+            self.conn.send_frame(encode(jsonrpc.error_response(self.request_id, error)))
+            return
+        result = answer.get("result")
+        if not self._claim("result"):
+            return
+        self.conn.send_frame(
+            encode(jsonrpc.response(self.request_id, result if isinstance(result, dict) else {}))
+        )
+
     async def settle(self, spec: AnyMethodSpec, deferred: Deferred[Any]) -> None:
         """Await a deferred answer and send it, or the error its failure maps to."""
         try:

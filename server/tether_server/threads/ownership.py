@@ -1,8 +1,9 @@
 """A fleet node's ownership of its loaded threads: claiming leases, renewing them, losing them.
 
 Only a daemon on a PostgreSQL store is a fleet node; on SQLite there is one daemon per file and
-no lease. A thread another live node owns is refused by name (forwarding comes later); one whose
-owner stopped renewing is waited for until its lease expires, then taken over.
+no lease. A request for a thread another live node owns is relayed to it (processor.fleet_forward)
+when both listen for each other; else it is refused by name. A thread whose owner stopped
+renewing is waited for until its lease expires, then taken over.
 """
 
 from __future__ import annotations
@@ -39,7 +40,8 @@ class OwnedElsewhere(InvalidRequest):
     def __init__(self, thread_id: str, holder: Holder) -> None:
         super().__init__(
             f"thread {thread_id} is owned by fleet node {holder.node_id!r}; requests for it must go "
-            f"to that node (forwarding between nodes is not implemented yet)"
+            f"to that node (this node cannot forward them: both need --fleet-listen and the same "
+            f"--fleet-secret-file)"
         )
         self.owner = holder.node_id
 
@@ -93,6 +95,11 @@ class Ownership:
         for turn in turns:
             _log.warning("turn.taken_over_as_interrupted", thread_id=thread_id, turn_id=turn.turn_id)
         return turns
+
+    async def owner_elsewhere(self, thread_id: str) -> tuple[str, str | None] | None:
+        """Another live node holding the thread's lease, and its advertised address; else None."""
+        owner = await self.leases.owner_address(thread_id)
+        return None if owner is None or owner[0] == self.node_id else owner
 
     async def release(self, thread_id: str) -> None:
         try:

@@ -1,0 +1,181 @@
+"""Any daemon serves any thread: two real daemons on one PostgreSQL, relaying over their fleet listeners.
+
+A thread lives on node A; a client of node B resumes it (with `afterSeq`), runs a turn on it and
+answers its command approval, all relayed to A over B's authenticated fleet connection. Both
+nodes' clients see the same events with the same `seq`. The fleet listener refuses a peer
+without the secret before it learns anything, and a daemon refuses a short secret file.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import sys
+from pathlib import Path
+from typing import Any
+
+import orjson
+import pytest
+from tests.conftest import StartServer
+from tests.support.appserver import WAIT_S, AppServer
+from websockets.asyncio.client import connect
+from websockets.exceptions import ConnectionClosed
+
+from tether_server.transports.fleet import FleetAuthError, connect_peer
+from tether_testing import script
+from tether_testing.fake_responses import FakeResponsesServer
+
+ESCALATED = {
+    "cmd": "echo relayed > out.txt",
+    "sandbox_permissions": "require_escalated",
+    "justification": "Allow writing out.txt in the workspace?",
+}
+
+
+async def _node(start_server: StartServer, url: str, name: str, home: Path, secret: Path) -> AppServer:
+    return await start_server(
+        "--store", url, "--node-id", name, "--lease-seconds", "3",
+        "--fleet-listen", "ws://127.0.0.1:0", "--fleet-secret-file", str(secret), home=home,
+    )  # fmt: skip
+
+
+async def _fleet_status(url: str) -> dict[str, dict[str, Any]]:
+    proc = await asyncio.create_subprocess_exec(
+        sys.executable, "-m", "tether_server", "fleet", "status", "--json",
+        stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
+        env={**os.environ, "TETHER_STORE": url},
+    )  # fmt: skip
+    async with asyncio.timeout(WAIT_S):
+        out, err = await proc.communicate()
+    assert proc.returncode == 0, err.decode()
+    return {n["nodeId"]: n for n in json.loads(out)}
+
+
+def _events(client: AppServer, mark: int, tid: str) -> list[tuple[int, str]]:
+    """(seq, method) of the thread's notifications since `mark`, as the client received them."""
+    return [
+        (m["seq"], m["method"])
+        for m in client.since(mark)
+        if "seq" in m and "id" not in m and (m.get("params") or {}).get("threadId") == tid
+    ]
+
+
+async def _turn(client: AppServer, tid: str, text: str) -> None:
+    mark = client.mark()
+    await client.request("turn/start", {"threadId": tid, "input": [{"type": "text", "text": text}]})
+    await client.notification("turn/completed", after=mark, where=lambda p: p.get("threadId") == tid)
+
+
+async def _refused(address: str, first: dict[str, Any], then: dict[str, Any] | None) -> list[Any]:
+    """What a peer without the secret receives before the listener closes it (and the close code)."""
+    got: list[Any] = []
+    async with connect(address) as ws:
+        await ws.send(json.dumps(first))
+        try:
+            async with asyncio.timeout(WAIT_S):
+                if then is not None:
+                    got.append(orjson.loads(await ws.recv()))
+                    await ws.send(json.dumps(then))
+                while True:
+                    got.append(await ws.recv())
+        except ConnectionClosed as closed:
+            assert closed.rcvd is not None
+            got.append(closed.rcvd.code)
+    return got
+
+
+async def test_a_client_of_another_node_resumes_runs_and_approves_a_turn_on_the_owner_with_its_seqs(
+    tmp_path: Path,
+    start_server: StartServer,
+    fake_model: FakeResponsesServer,
+    workdir: Path,
+    postgres_url: str,
+) -> None:
+    secret = tmp_path / "fleet.secret"
+    secret.write_bytes(os.urandom(48))
+    a = await _node(start_server, postgres_url, "node-a", tmp_path / "a", secret)
+    b = await _node(start_server, postgres_url, "node-b", tmp_path / "b", secret)
+    for node in (a, b):  # answered once the node is up: its fleet listener is advertised
+        await node.request("thread/loaded/list", {})
+
+    nodes = await _fleet_status(postgres_url)
+    address = nodes["node-a"]["address"]
+    assert address.startswith("ws://127.0.0.1:") and not address.endswith(":0")
+    assert nodes["node-b"]["address"].startswith("ws://127.0.0.1:") and nodes["node-b"]["address"] != address
+
+    # Without the secret: a random nonce at most, then the door closes (1008), nothing else.
+    wrong = await _refused(address, {"nonce": "ab" * 32}, {"proof": "00" * 32})
+    assert set(wrong[0]) == {"nonce"} and wrong[1:] == [1008]
+    assert await _refused(address, {"id": 1, "method": "initialize", "params": {}}, None) == [1008]
+    with pytest.raises(FleetAuthError):
+        await connect_peer(address, b"x" * 32, timeout_s=WAIT_S, keepalive_s=WAIT_S)
+
+    # A thread placed on A (where its client is), two turns; B's client had seen the first only.
+    fake_model.add(script.text_reply("one"), script.text_reply("two"))
+    started = await a.request(
+        "thread/start", {"cwd": str(workdir), "sandbox": "read-only", "approvalPolicy": "on-request"}
+    )
+    tid = started["thread"]["id"]
+    start = a.mark()
+    await _turn(a, tid, "first")
+    cut = _events(a, start, tid)[-1][0]
+    mark = a.mark()
+    await _turn(a, tid, "second")
+    missed = _events(a, mark, tid)
+
+    # B relays thread/resume to A: exactly the missed events follow the answer, with A's seqs.
+    mark_b = b.mark()
+    resumed = await b.request("thread/resume", {"threadId": tid, "afterSeq": cut, "excludeTurns": True})
+    assert resumed["thread"]["id"] == tid
+    # Relayed after the replay: its event comes once the replay is all here.
+    await b.request("thread/name/set", {"threadId": tid, "name": "relayed"})
+    await b.notification("thread/name/updated", after=mark_b)
+    assert _events(b, mark_b, tid) == missed
+
+    # B's client runs a turn on A's thread and answers its approval; both nodes' clients see it all.
+    fake_model.add(
+        script.reply(script.function_call("exec_command", ESCALATED, "call_relay_1")),
+        script.text_reply("Wrote it."),
+    )
+    mark_a, mark_b = a.mark(), b.mark()
+    turn = await b.request("turn/start", {"threadId": tid, "input": [{"type": "text", "text": "write"}]})
+    asked = await b.server_request("item/commandExecution/requestApproval", after=mark_b)
+    assert (asked["params"]["threadId"], asked["params"]["itemId"]) == (tid, "call_relay_1")
+    await a.server_request("item/commandExecution/requestApproval", after=mark_a)
+    await b.respond(asked["id"], {"decision": "accept"})
+    done = await b.notification("turn/completed", after=mark_b)
+    assert (done["params"]["turn"]["id"], done["params"]["turn"]["status"]) == (
+        turn["turn"]["id"],
+        "completed",
+    )
+    await a.notification("turn/completed", after=mark_a)
+    assert (workdir / "out.txt").read_text() == "relayed\n"
+    seen_b, seen_a = _events(b, mark_b, tid), _events(a, mark_a, tid)
+    assert seen_b == seen_a
+    seqs = [s for s, _ in seen_b]
+    assert seqs == list(range(seqs[0], seqs[0] + len(seqs)))  # in order, no gap
+    methods = [m for _, m in seen_b]
+    assert methods[-1] == "turn/completed"
+    assert methods.index("turn/started") < methods.index("serverRequest/resolved") < len(methods) - 1
+
+    # The thread stayed on A: B only relayed.
+    nodes = await _fleet_status(postgres_url)
+    assert (nodes["node-a"]["threadsOwned"], nodes["node-b"]["threadsOwned"]) == (1, 0)
+
+
+async def test_a_daemon_refuses_a_fleet_secret_shorter_than_32_bytes(
+    tmp_path: Path, start_server: StartServer, postgres_url: str
+) -> None:
+    secret = tmp_path / "short.secret"
+    secret.write_bytes(b"y" * 31)
+    server = await start_server(
+        "--store", postgres_url, "--fleet-listen", "ws://127.0.0.1:0", "--fleet-secret-file", str(secret),
+        initialize=False,
+    )  # fmt: skip
+    async with asyncio.timeout(WAIT_S):
+        assert await server.proc.wait() == 2
+    assert (
+        f"--fleet-secret-file {secret}: the fleet secret must be at least 32 bytes (it has 31)"
+        in server.stderr()
+    )
