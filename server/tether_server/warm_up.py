@@ -1,11 +1,11 @@
 """What the first turn would otherwise load while its user waits.
 
-The model provider (httpx, its transports, TLS set-up) is not needed to answer `initialize`, and
-importing it in the first turn puts ~100 ms into that turn's first delta. The daemon started by
-`tether app-server` loads it at start-up (`load_now`), after the stdio front has answered
-`initialize`. An app started any other way loads it in a background thread when the first thread
-is opened (`start_once`). A turn that comes first waits for the same import without blocking the
-event loop (`providers.deferred`).
+The model provider (httpx2, its transports, TLS set-up) is not needed to answer `initialize` or
+`thread/start`, and importing it in the first turn puts ~100 ms into that turn's first delta. It
+loads in a background thread when the first thread is opened (`start_once`): after the daemon is
+up, so that a client's first `thread/start` does not wait for it (issue 31), and usually done
+before that client's first turn. A turn that comes first waits for the same import without
+blocking the event loop (`providers.deferred`).
 """
 
 from __future__ import annotations
@@ -25,12 +25,6 @@ def start_once() -> None:
         return
     _started.set()
     threading.Thread(target=_load, name="tether-warm-up", daemon=True).start()
-
-
-def load_now() -> None:
-    """Load the provider in this thread (the daemon's start-up)."""
-    _started.set()
-    _load()
 
 
 def _load() -> None:

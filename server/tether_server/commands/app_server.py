@@ -70,7 +70,7 @@ def serve_options(args: argparse.Namespace, home: Path) -> ServeOptions:
 def _prepare_app_server(args: argparse.Namespace, spawner: int) -> tuple[App, ServeOptions] | int:
     """Everything before the event loop: logging, home, flags, config, the app; or the exit status
     after a configuration error was reported on stderr."""
-    from tether_server import heap, warm_up, wire_models
+    from tether_server import heap, wire_models
 
     wire_models.skip_plugin_search()  # before the first model is built
     start_logging(args, spawner)
@@ -118,10 +118,9 @@ def _prepare_app_server(args: argparse.Namespace, spawner: int) -> tuple[App, Se
     import tether_server.serve  # noqa: F401 - loaded here, off the event loop (and off the front's path)
 
     wire_models.build_shared()
-    # A client that starts a daemon runs turns on it: the model provider (httpx and its
-    # transports, ~75 ms of imports) loads now, before the first request is served, rather than
-    # beside the first turn (where it competes with that turn for the interpreter).
-    warm_up.load_now()
+    # The model provider (httpx2 and its transports, 50-180 ms of imports) is not loaded here: a
+    # client waits for its first `thread/start` answer through all of this. It loads in the
+    # background once a thread is opened (`warm_up.start_once`), while the client sends its turn.
     heap.settle_after_start()
     return app, options
 

@@ -24,8 +24,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import tomlkit
-
 MCP, SKILLS, AGENTS_MD = "MCP_SERVER_CONFIG", "SKILLS", "AGENTS_MD"
 _SERVER_NAME = re.compile(r"[A-Za-z0-9_-]+")
 
@@ -86,6 +84,8 @@ def foreign_servers(scope: Scope) -> dict[str, dict[str, Any]]:
 
 
 def _configured_servers(scope: Scope) -> set[str]:
+    import tomlkit  # with the first import request, not with the daemon (~50 ms)
+
     try:
         text = scope.config_path.read_text(encoding="utf-8")
         return set(_table(tomlkit.parse(text).unwrap().get("mcp_servers")))
@@ -151,6 +151,8 @@ def server_table(name: str, entry: dict[str, Any]) -> dict[str, Any]:
 
 def add_project_servers(path: Path, tables: dict[str, dict[str, Any]]) -> None:
     """Add `tables` to a project's `.codex/config.toml` (created if missing), atomically."""
+    import tomlkit
+
     path.parent.mkdir(parents=True, exist_ok=True)
     try:
         doc = tomlkit.parse(path.read_text(encoding="utf-8"))

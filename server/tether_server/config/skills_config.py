@@ -14,10 +14,10 @@ import tomllib
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
-import tomlkit
-from tomlkit.items import AoT
+if TYPE_CHECKING:  # tomlkit (~50 ms of imports) loads with the first skills/config/write
+    from tomlkit.items import AoT
 
 SelectorKind = Literal["path", "name"]
 
@@ -99,6 +99,8 @@ def edited_entries(current: Any, kind: SelectorKind, value: str, enabled: bool) 
         kept.append({kind: value, "enabled": False})
     if not kept:
         return None
+    import tomlkit
+
     array = tomlkit.aot()
     for entry in kept:
         table = tomlkit.table()

@@ -16,16 +16,15 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal
-
-import tomlkit
-from tomlkit.container import Container
-from tomlkit.exceptions import TOMLKitError
-from tomlkit.items import Table as TomlTable
+from typing import TYPE_CHECKING, Any, Literal
 
 from tether_server.config.load import LoadedConfig, check_user_layer, content_version
 from tether_server.config.overrides import parse_cli_overrides, split_key
 from tether_server.errors import ConfigError, InvalidRequest
+
+if TYPE_CHECKING:  # tomlkit (~50 ms of imports) loads with the first write, not with the daemon
+    from tomlkit.container import Container
+    from tomlkit.items import Table as TomlTable
 
 MergeStrategy = Literal["replace", "upsert"]
 
@@ -131,6 +130,9 @@ def _read(path: Path) -> str:
 
 
 def _edited(text: str, edits: Sequence[Edit]) -> str:
+    import tomlkit
+    from tomlkit.exceptions import TOMLKitError
+
     try:
         doc = tomlkit.parse(text)
     except TOMLKitError as exc:
@@ -150,7 +152,7 @@ def _apply(doc: Container | TomlTable | dict[str, Any], parts: list[str], edit: 
         if child is None:
             if edit.value is None:
                 return
-            child = tomlkit.table()
+            child = _table()
             node[name] = child
         elif not isinstance(child, dict):
             raise ConfigWriteError(
@@ -171,10 +173,16 @@ def _apply(doc: Container | TomlTable | dict[str, Any], parts: list[str], edit: 
     node[leaf] = _item(edit.value)
 
 
+def _table() -> TomlTable:
+    import tomlkit
+
+    return tomlkit.table()
+
+
 def _item(value: Any) -> Any:
     # A JSON object becomes a real [table] (not an inline one) so later edits keep a tidy layout.
     if isinstance(value, dict):
-        table = tomlkit.table()
+        table = _table()
         for key, inner in value.items():
             table[key] = _item(inner)
         return table

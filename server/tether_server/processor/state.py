@@ -5,10 +5,9 @@ from __future__ import annotations
 from collections.abc import Set
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from tether_server.auth import Credentials
-from tether_server.auth.chatgpt_login import BrowserLogin
-from tether_server.auth.device_code import DeviceCodeLogin
 from tether_server.config import LoadedConfig
 from tether_server.config.features import CATALOGUE
 from tether_server.config.features import enabled as feature_enabled
@@ -28,6 +27,10 @@ from tether_server.rpc.outgoing import ServerRequests
 from tether_server.store.base import ThreadStore, TurnRecord
 from tether_server.threads.manager import ThreadManager
 from tether_server.tools.mcp.manager import McpManager
+
+if TYPE_CHECKING:  # a sign-in's modules load with account/login/start, not with the daemon (httpx)
+    from tether_server.auth.chatgpt_login import BrowserLogin
+    from tether_server.auth.device_code import DeviceCodeLogin
 
 _GOALS = next(feature for feature in CATALOGUE if feature.name == "goals")
 
