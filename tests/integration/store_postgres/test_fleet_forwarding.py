@@ -12,6 +12,7 @@ import asyncio
 import json
 import os
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
@@ -26,6 +27,7 @@ from tether_server.transports.fleet import FleetAuthError, connect_peer
 from tether_testing import script
 from tether_testing.fake_responses import FakeResponsesServer
 
+LEASE_S = 3
 ESCALATED = {
     "cmd": "echo relayed > out.txt",
     "sandbox_permissions": "require_escalated",
@@ -35,7 +37,7 @@ ESCALATED = {
 
 async def _node(start_server: StartServer, url: str, name: str, home: Path, secret: Path) -> AppServer:
     return await start_server(
-        "--store", url, "--node-id", name, "--lease-seconds", "3",
+        "--store", url, "--node-id", name, "--lease-seconds", str(LEASE_S),
         "--fleet-listen", "ws://127.0.0.1:0", "--fleet-secret-file", str(secret), home=home,
     )  # fmt: skip
 
@@ -162,6 +164,16 @@ async def test_a_client_of_another_node_resumes_runs_and_approves_a_turn_on_the_
     # The thread stayed on A: B only relayed.
     nodes = await _fleet_status(postgres_url)
     assert (nodes["node-a"]["threadsOwned"], nodes["node-b"]["threadsOwned"]) == (1, 0)
+
+    # The owner dies: B's relay ends, and B's next request for the thread takes it over once A's
+    # lease (3 s) has expired, rather than hanging on the dead relay.
+    a.kill()
+    await a.proc.wait()
+    began = time.monotonic()
+    resumed = await b.request("thread/resume", {"threadId": tid})
+    assert resumed["thread"]["id"] == tid and time.monotonic() - began <= LEASE_S + 2
+    fake_model.add(script.text_reply("served by B"))
+    await _turn(b, tid, "still there?")
 
 
 async def test_a_daemon_refuses_a_fleet_secret_shorter_than_32_bytes(
