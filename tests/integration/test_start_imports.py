@@ -1,0 +1,72 @@
+"""A daemon's first `thread/start` does not wait for libraries only later requests use (issue 31).
+
+Spawn → the first `thread/start` answered is mostly import time. Each library below cost tens to
+hundreds of milliseconds there before it was moved to the request that needs it (the mcp SDK
+alone, reached through `mcpServer/oauth/login`, was about half of all imports); a module-level
+import anywhere on the start path brings it back unnoticed, so the real daemon is run with an
+audit hook (a `sitecustomize` on its PYTHONPATH) that records every package it imports.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from tests.support.appserver import AppServer
+
+# What the daemon must not import to serve initialize + thread/start (and shut down): each is
+# loaded by the request that needs it (MCP servers, config writes, PostgreSQL, OpenTelemetry, the
+# TUI and SDK clients).
+NOT_AT_START = (
+    "mcp",
+    "starlette",
+    "uvicorn",
+    "sse_starlette",
+    "jwt",
+    "cryptography",
+    "tomlkit",
+    "opentelemetry",
+    "psycopg",
+    "psycopg_pool",
+    "textual",
+    "tether_client",
+    "tether_tui",
+)
+
+_HOOK = """\
+import os, sys
+
+_fd = os.open(os.environ["TETHER_TEST_IMPORT_LOG"], os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
+_seen = set()
+
+
+def _record(event, args):
+    if event == "import":
+        top = args[0].partition(".")[0]
+        if top not in _seen:
+            _seen.add(top)
+            os.write(_fd, (top + "\\n").encode())
+
+
+sys.addaudithook(_record)
+"""
+
+
+async def test_the_first_thread_start_loads_no_library_that_only_later_requests_use(
+    tmp_path: Path, workdir: Path
+) -> None:
+    hook = tmp_path / "hook"
+    hook.mkdir()
+    (hook / "sitecustomize.py").write_text(_HOOK)
+    log = tmp_path / "imports.log"
+    path = os.pathsep.join(p for p in (str(hook), os.environ.get("PYTHONPATH", "")) if p)
+    env = {"PYTHONPATH": path, "TETHER_TEST_IMPORT_LOG": str(log)}
+    server = await AppServer.start(tmp_path / "home", env=env)
+    await server.initialize()
+    started = await server.request("thread/start", {"cwd": str(workdir)})
+    assert started["thread"]["cwd"] == str(workdir)
+    assert await server.close() == 0
+
+    imported = set(log.read_text().split())
+    assert "tether_server" in imported  # the hook saw the daemon's own imports
+    assert sorted(imported.intersection(NOT_AT_START)) == []
