@@ -5,7 +5,8 @@ from the working directory up to its project root when the project is trusted (i
 first), then the user's config.toml, then the system config.toml — `config.toml` in the system
 config folder, `/etc/tether` or `$TETHER_SYSTEM_CONFIG_DIR` (Codex: `/etc/codex`), listed even
 when it does not exist, as Codex lists its own. Every layer's content goes through the one
-secret filter (`wire.redact_table`) before it is shown.
+secret filter (`wire.redact_table`) before it is shown. The same layers make the config a thread
+runs with (`config_at`), so what `config/read` reports for a folder is what a thread there uses.
 """
 
 from __future__ import annotations
@@ -17,8 +18,9 @@ from pathlib import Path
 from typing import Any
 
 from tether_server.config.load import LoadedConfig, content_version, with_overrides
+from tether_server.config.model import Config
 from tether_server.config.overrides import deep_merge, leaf_paths, parse_cli_overrides
-from tether_server.config.trust import project_root, trust_level
+from tether_server.config.trust import config_for_cwd, project_root, trust_level
 from tether_server.config.wire import config_to_wire, redact_table
 
 SYSTEM_DIR_ENV = "TETHER_SYSTEM_CONFIG_DIR"
@@ -79,22 +81,52 @@ def read_layers(loaded: LoadedConfig, cwd: str | None) -> list[Layer]:
     return [cli, *projects, user, system]
 
 
-def read_config(loaded: LoadedConfig, cwd: str | None) -> tuple[dict[str, Any], dict[str, Any], list[Layer]]:
-    """The effective config seen from `cwd`, each reported key's layer, and the layers."""
-    layers = read_layers(loaded, cwd)
-    cli, projects = layers[0], layers[1:-2]
-    # Project layers sit below the session flags: a key a flag sets keeps the flag's value.
+def _layered(loaded: LoadedConfig, layers: list[Layer]) -> tuple[Config, dict[str, Any]]:
+    """The config with the project and system layers applied, and the keys they set.
+
+    Codex's precedence: session flags > project (innermost first) > user (and its profile) >
+    system. `loaded` already merges the user file, the profile and the flags, so a project key
+    applies unless a flag sets it, and a system key only where nothing above it set one.
+    """
+    cli, projects, system = layers[0], layers[1:-2], layers[-1]
     flagged = set(leaf_paths(cli.table))
     project_table: dict[str, Any] = {}
     for layer in reversed(projects):
         project_table = deep_merge(project_table, layer.table)
     masked = {p: v for p, v in _leaves(project_table) if p not in flagged}
-    config = with_overrides(loaded.config, masked) if masked else loaded.config
+    below = {
+        p: v
+        for p, v in _leaves(system.table)
+        if p not in masked and p not in flagged and loaded.origins.get(p, "default") == "default"
+    }
+    applied = {**below, **masked}
+    return (with_overrides(loaded.config, applied) if applied else loaded.config), applied
+
+
+def config_at(loaded: LoadedConfig, cwd: Path) -> Config:
+    """What a thread working in `cwd` runs with: every layer, then the project's trust defaults.
+
+    Raises:
+        ConfigError: a project or system layer holds a bad value (the message names the key).
+    """
+    layers = read_layers(loaded, str(cwd))
+    config, applied = _layered(loaded, layers)
+    return config_for_cwd(loaded, cwd, config, set(applied))
+
+
+def read_config(loaded: LoadedConfig, cwd: str | None) -> tuple[dict[str, Any], dict[str, Any], list[Layer]]:
+    """The effective config seen from `cwd`, each reported key's layer, and the layers."""
+    layers = read_layers(loaded, cwd)
+    cli, projects = layers[0], layers[1:-2]
+    flagged = set(leaf_paths(cli.table))
+    config, applied = _layered(loaded, layers)
     wire = config_to_wire(LoadedConfig(config, [], loaded.origins, loaded.path, loaded.profile))
     by_name = {"cli": cli, "user": layers[-2], "profile": layers[-2]}
     origins: dict[str, Any] = {}
     for key in leaf_paths(wire):
         owner = next((layer for layer in projects if key in set(leaf_paths(layer.table))), None)
+        if owner is None and key in applied:
+            owner = layers[-1]  # only the system layer is left to have set it
         if owner is None or key in flagged:
             source = loaded.origins.get(key, "default")
             if source == "default" or source not in by_name:

@@ -10,6 +10,7 @@ that of its repository root (the nearest parent holding `.git`). A `sandbox_mode
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from pathlib import Path
 from typing import Any, Literal
 
@@ -39,14 +40,22 @@ def trust_level(projects: Any, cwd: Path) -> TrustLevel | None:
     return None
 
 
-def config_for_cwd(loaded: LoadedConfig, cwd: Path) -> Config:
-    """The daemon's config with the trust defaults for `cwd` applied where the user set nothing."""
+def config_for_cwd(
+    loaded: LoadedConfig, cwd: Path, layered: Config | None = None, layered_keys: Collection[str] = ()
+) -> Config:
+    """The daemon's config (or `layered`: with the system and project layers applied, which set
+    `layered_keys`) with the trust defaults for `cwd` applied where no layer set anything."""
+    config = loaded.config if layered is None else layered
     level = trust_level(loaded.config.projects, cwd)
     if level is None:
-        return loaded.config
+        return config
+
+    def unset(key: str) -> bool:
+        return loaded.origins.get(key, "default") == "default" and key not in layered_keys
+
     defaults: dict[str, Any] = {}
-    if loaded.origins.get("sandbox_mode", "default") == "default":
+    if unset("sandbox_mode"):
         defaults["sandbox_mode"] = "workspace-write"
-    if level == "untrusted" and loaded.origins.get("approval_policy", "default") == "default":
+    if level == "untrusted" and unset("approval_policy"):
         defaults["approval_policy"] = "untrusted"
-    return with_overrides(loaded.config, defaults)
+    return with_overrides(config, defaults)

@@ -15,7 +15,7 @@ from tether_protocol.v2 import thread_lifecycle as tl
 from tether_protocol.v2.thread import Thread
 from tether_protocol.v2.thread_goal import ThreadGoalUpdatedNotification
 from tether_server import log
-from tether_server.config.trust import config_for_cwd
+from tether_server.config.layers import config_at
 from tether_server.core.dynamic_calls import DynamicTool, DynamicTools, parse_specs
 from tether_server.core.events import IDLE, NOT_LOADED
 from tether_server.core.ids import now_s
@@ -68,7 +68,7 @@ async def start(
     if state.draining:
         raise Conflict("Server is draining; retry after reconnecting", data={"reason": "serverShuttingDown"})
     cwd = Path(params.cwd) if params.cwd else default_cwd()
-    settings = thread_settings(config_for_cwd(state.config, cwd), params, default_cwd())
+    settings = thread_settings(config_at(state.config, cwd), params, default_cwd())
     settings, warnings = await requirements.enforce(settings)
     declared = _dynamic_tools(params)
     if params.project_id is not None and await state.store.get_project(params.project_id) is None:
@@ -176,7 +176,7 @@ async def _resume_overrides(state: ServerState, params: tl.ThreadResumeParams) -
     if record.archived:
         raise InvalidRequest(archived_message(params.thread_id))
     stored = stored_settings(record)
-    config = config_for_cwd(state.config, Path(params.cwd or stored.cwd))
+    config = config_at(state.config, Path(params.cwd or stored.cwd))
     return resumed_settings(config, stored, params)
 
 
