@@ -20,6 +20,7 @@ import orjson
 import pytest
 from tests.conftest import StartServer
 from tests.support.appserver import WAIT_S, AppServer
+from tests.support.cli import run_tether
 from websockets.asyncio.client import connect
 from websockets.exceptions import ConnectionClosed
 
@@ -176,18 +177,24 @@ async def test_a_client_of_another_node_resumes_runs_and_approves_a_turn_on_the_
     await _turn(b, tid, "still there?")
 
 
-async def test_a_daemon_refuses_a_fleet_secret_shorter_than_32_bytes(
-    tmp_path: Path, start_server: StartServer, postgres_url: str
-) -> None:
-    secret = tmp_path / "short.secret"
-    secret.write_bytes(b"y" * 31)
-    server = await start_server(
-        "--store", postgres_url, "--fleet-listen", "ws://127.0.0.1:0", "--fleet-secret-file", str(secret),
-        initialize=False,
-    )  # fmt: skip
-    async with asyncio.timeout(WAIT_S):
-        assert await server.proc.wait() == 2
-    assert (
-        f"--fleet-secret-file {secret}: the fleet secret must be at least 32 bytes (it has 31)"
-        in server.stderr()
+async def test_bad_fleet_options_stop_the_daemon_with_exit_2_naming_them(tmp_path: Path) -> None:
+    short, good = tmp_path / "short.secret", tmp_path / "good.secret"
+    short.write_bytes(b"y" * 31)
+    good.write_bytes(b"z" * 32)
+    pg = ("--store", "postgresql://tether@127.0.0.1:1/never")  # refused before any connection
+    cases = {
+        f"--fleet-secret-file {short}: the fleet secret must be at least 32 bytes (it has 31)": (
+            *pg, "--fleet-listen", "ws://127.0.0.1:0", "--fleet-secret-file", str(short),
+        ),
+        "--fleet-listen ws://0.0.0.0:7801: other nodes connect to the address given": (
+            *pg, "--fleet-listen", "ws://0.0.0.0:7801", "--fleet-secret-file", str(good),
+        ),
+        "--fleet-listen and --fleet-secret-file need a PostgreSQL store": (
+            "--fleet-listen", "ws://127.0.0.1:0", "--fleet-secret-file", str(good),
+        ),
+    }  # fmt: skip
+    ran = await asyncio.gather(
+        *(run_tether(tmp_path, "app-server", "--listen", "stdio://", *args) for args in cases.values())
     )
+    for said, outcome in zip(cases, ran, strict=True):
+        assert (outcome.status, said in outcome.stderr) == (2, True), outcome.stderr
