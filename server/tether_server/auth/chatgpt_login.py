@@ -21,8 +21,6 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 from urllib.parse import parse_qs, quote, urlsplit
 
-import httpx
-
 from tether_server import log
 
 _log = log.get(__name__)
@@ -93,6 +91,8 @@ async def refresh_tokens(issuer: str, tokens: dict[str, str]) -> dict[str, str]:
         "refresh_token": tokens["refresh_token"],
         "scope": "openid profile email",
     }
+    import httpx  # with the first sign-in or renewal, not with the daemon
+
     try:
         async with httpx.AsyncClient(timeout=_EXCHANGE_S) as client:
             response = await client.post(url, json=body)
@@ -222,6 +222,8 @@ class BrowserLogin:
             "client_id": CLIENT_ID,
             "code_verifier": self._verifier,
         }
+        import httpx
+
         try:
             async with httpx.AsyncClient(timeout=_EXCHANGE_S) as client:
                 response = await client.post(url, data=form)

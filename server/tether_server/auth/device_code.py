@@ -12,10 +12,12 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import uuid
-
-import httpx
+from typing import TYPE_CHECKING
 
 from tether_server.auth.chatgpt_login import CLIENT_ID, NOT_COMPLETED, Done, account_claims
+
+if TYPE_CHECKING:  # httpx loads with the first device-code sign-in, not with the daemon
+    import httpx
 
 _TIMEOUT_S = 30.0
 _MAX_WAIT_S = 15 * 60.0  # the code's lifetime at the issuer; then the sign-in ends unfinished
@@ -44,6 +46,8 @@ class DeviceCodeLogin:
         Raises:
             DeviceCodeError: the issuer could not be reached or gave no code.
         """
+        import httpx
+
         url = f"{self.issuer}/api/accounts/deviceauth/usercode"
         try:
             async with httpx.AsyncClient(timeout=_TIMEOUT_S) as client:
@@ -82,6 +86,8 @@ class DeviceCodeLogin:
         await self._on_done(self.login_id, tokens, error)
 
     async def _poll(self, device_id: str, code: str, interval_s: float) -> None:
+        import httpx
+
         url = f"{self.issuer}/api/accounts/deviceauth/token"
         loop = asyncio.get_running_loop()
         deadline = loop.time() + _MAX_WAIT_S
@@ -114,6 +120,8 @@ class DeviceCodeLogin:
             "client_id": CLIENT_ID,
             "code_verifier": verifier,
         }
+        import httpx
+
         try:
             response = await client.post(url, data=form)
         except httpx.HTTPError:

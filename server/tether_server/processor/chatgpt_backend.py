@@ -15,9 +15,8 @@ import asyncio
 import datetime
 import math
 from http import HTTPStatus
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import httpx
 from pydantic import ValidationError
 
 from tether_protocol.v2 import account as acct
@@ -26,6 +25,9 @@ from tether_server.auth import CredentialStoreError
 from tether_server.auth.chatgpt_login import RefreshError, refresh_tokens
 from tether_server.errors import InternalError
 from tether_server.processor.state import ServerState
+
+if TYPE_CHECKING:  # httpx loads with the first backend request, not with the daemon
+    import httpx
 
 DEFAULT_BASE_URL = "https://chatgpt.com/backend-api"
 REFRESH = "account/chatgptAuthTokens/refresh"
@@ -64,6 +66,8 @@ async def _send(
     headers = {"Authorization": f"Bearer {tokens.get('access_token', '')}", **extra}
     if tokens.get("account_id"):
         headers["ChatGPT-Account-Id"] = tokens["account_id"]
+    import httpx
+
     try:
         async with httpx.AsyncClient(timeout=_TIMEOUT_S) as client:
             return await client.request(method, url, headers=headers, json=body)

@@ -13,14 +13,15 @@ Observed against a loopback `chatgpt_base_url`:
 from __future__ import annotations
 
 import datetime
-from typing import Any
-
-import httpx
+from typing import TYPE_CHECKING, Any
 
 from tether_protocol.v2 import account_limits as al
 from tether_server.errors import InternalError
 from tether_server.processor import chatgpt_backend as backend
 from tether_server.processor.state import ServerState
+
+if TYPE_CHECKING:  # for annotations only: chatgpt_backend imports httpx with its first request
+    import httpx
 
 _PROFILE = "/wham/profiles/me"
 _THREAD_USAGE = "/wham/usage/thread_usage/query"
