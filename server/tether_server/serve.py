@@ -27,7 +27,7 @@ from tether_server.rpc.handshake import Hello
 from tether_server.serve_options import Listen, ServeOptions, lock_pid_file
 from tether_server.transports import unix
 from tether_server.transports.fleet import FleetPeerStream, accept_peer
-from tether_server.transports.http import advertise_limit, counted_tcp, tcp_gate, unix_gate
+from tether_server.transports.http import advertise_limit, counted_tcp, fleet_gate, tcp_gate, unix_gate
 from tether_server.transports.limits import ConnectionLimits, raise_open_files
 from tether_server.transports.parent import ParentWatch
 from tether_server.transports.stdio import StdioStream
@@ -54,6 +54,8 @@ class Listeners:
         self._drain: asyncio.Task[None] | None = None
         self._signals = 0
         self._limits = ConnectionLimits(options.max_connections, options.max_connections_per_peer)
+        # Other nodes' connections are counted apart: a client flood must not cut the fleet off.
+        self._fleet_limits = ConnectionLimits(options.max_connections, options.max_connections_per_peer)
 
     async def run(self) -> int:
         """Serve until stopped; returns the exit status."""
@@ -99,6 +101,8 @@ class Listeners:
                 self._serve_fleet,
                 lst.host,
                 lst.port,
+                process_request=fleet_gate(self._fleet_limits),
+                create_connection=counted_tcp(self._fleet_limits),
                 max_size=self.options.max_message_bytes,
                 max_queue=self.options.receive_queue,
                 compression=None,

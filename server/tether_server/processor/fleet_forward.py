@@ -65,7 +65,7 @@ class FleetForward:
         if relay is None:
             return False
         _log.debug("fleet.relayed", method=method, thread_id=thread_id, node=relay.node)
-        await relay.forward(reply, method, params)
+        await relay.forward(reply, method, params, thread_id)
         return True
 
     async def _relay(self, conn: Connection, node: str, address: str | None) -> Relay | None:

@@ -24,10 +24,13 @@ from websockets.asyncio.client import ClientConnection
 from websockets.exceptions import ConnectionClosed
 
 from tether_protocol import jsonrpc
+from tether_protocol.server_methods import THREAD_STATUS_CHANGED
+from tether_protocol.v2.notifications import ThreadStatusChangedNotification
+from tether_protocol.v2.thread import ThreadStatusSystemError
 from tether_server import log
 from tether_server.errors import InternalError
 from tether_server.rpc.connection import Connection
-from tether_server.rpc.outgoing import encode
+from tether_server.rpc.outgoing import encode, send_notification
 from tether_server.rpc.routes import Reply
 
 _log = log.get("tether.fleet")
@@ -54,6 +57,8 @@ class Relay:
         self._asked: dict[int, Any] = {}  # the client's id for a server request -> the owner's id
         self._reader: asyncio.Task[None] | None = None
         self._sending: set[asyncio.Task[None]] = set()
+        self._threads: set[str] = set()  # the threads the client acted on through here
+        self._closing = False
         self.ended = False
 
     async def open(self) -> None:
@@ -80,10 +85,14 @@ class Relay:
         await self._ws.send(encode({"method": "initialized"}).decode())
         self._reader = asyncio.create_task(self._read())
 
-    async def forward(self, reply: Reply, method: str, params: Any) -> None:
+    async def forward(self, reply: Reply, method: str, params: Any, thread_id: str) -> None:
         """Send the request on; returns once its answer was written to the client (or failed)."""
         if self.ended:
             raise gone(self.node)
+        if method == "thread/unsubscribe":
+            self._threads.discard(thread_id)
+        else:
+            self._threads.add(thread_id)
         rid = next(self._ids)
         done = asyncio.get_running_loop().create_future()
         self._pending[rid] = (reply, done)
@@ -123,7 +132,11 @@ class Relay:
             self._end()
 
     def _deliver(self, frame: str) -> None:
-        message = orjson.loads(frame)
+        try:
+            message = orjson.loads(frame)
+        except orjson.JSONDecodeError:
+            _log.warning("relay.unparseable", node=self.node, size=len(frame))
+            return
         if not isinstance(message, dict):
             return
         if "method" in message:
@@ -154,9 +167,15 @@ class Relay:
                 done.set_result(None)
         self._pending.clear()
         self._asked.clear()
+        if not self._closing:
+            # The owner went away: its threads' events stop here, which the client must not
+            # mistake for a quiet thread (as when a node loses a lease).
+            for thread_id in sorted(self._threads):
+                note = ThreadStatusChangedNotification(thread_id=thread_id, status=ThreadStatusSystemError())
+                send_notification([self.client], THREAD_STATUS_CHANGED, note)
 
     async def close(self) -> None:
-        self.ended = True
+        self._closing = self.ended = True
         await self._ws.close()
         if self._reader is not None:
             await self._reader

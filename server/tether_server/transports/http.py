@@ -69,6 +69,23 @@ def tcp_gate(auth: WsAuth | None, limits: ConnectionLimits) -> ProcessRequest:
     return process_request
 
 
+def fleet_gate(limits: ConnectionLimits) -> ProcessRequest:
+    """The fleet listener: a WebSocket upgrade only, within its own connection caps (503 beyond).
+
+    Nothing here authenticates: the fleet secret is proved over the upgraded connection
+    (transports.fleet), within the pre-auth timeout, before anything is served.
+    """
+
+    def process_request(conn: ServerConnection, request: Request) -> Response | None:
+        if "Origin" in request.headers:  # a browser page has no business on the fleet port
+            return conn.respond(HTTPStatus.FORBIDDEN, "")
+        if not _is_upgrade(request):
+            return conn.respond(HTTPStatus.BAD_REQUEST, "expected a WebSocket upgrade\n")
+        return _admit(conn, limits)
+
+    return process_request
+
+
 def _metrics_response(conn: ServerConnection) -> Response:
     response = conn.respond(HTTPStatus.OK, "")
     body = metrics.render()

@@ -166,10 +166,15 @@ async def test_a_client_of_another_node_resumes_runs_and_approves_a_turn_on_the_
     nodes = await _fleet_status(postgres_url)
     assert (nodes["node-a"]["threadsOwned"], nodes["node-b"]["threadsOwned"]) == (1, 0)
 
-    # The owner dies: B's relay ends, and B's next request for the thread takes it over once A's
-    # lease (3 s) has expired, rather than hanging on the dead relay.
+    # The owner dies: B's relay ends (its client is told the thread errored), and B's next request
+    # for the thread takes it over once A's lease (3 s) has expired, rather than hanging.
+    mark_b = b.mark()
     a.kill()
     await a.proc.wait()
+    lost = await b.notification(
+        "thread/status/changed", after=mark_b, where=lambda p: p["status"]["type"] == "systemError"
+    )
+    assert lost["params"] == {"threadId": tid, "status": {"type": "systemError"}} and "seq" not in lost
     began = time.monotonic()
     resumed = await b.request("thread/resume", {"threadId": tid})
     assert resumed["thread"]["id"] == tid and time.monotonic() - began <= LEASE_S + 2
