@@ -83,9 +83,9 @@ async def exec_command(ctx: ToolContext, call_id: str, args: dict[str, Any]) -> 
     # a command that waited for approval started as the agent's, without one.
     process_id = ctx.processes.reserve_id()
     item.process_id, item.source = str(process_id), "unifiedExecStartup"
-    if not asked:
-        await _started(ctx, item)
-    return await _run_command(ctx, item, cmd, cwd, argv, args, process_id, sandboxed=decision.sandboxed)
+    return await _run_command(
+        ctx, item, cmd, cwd, argv, args, process_id, sandboxed=decision.sandboxed, announce=not asked
+    )
 
 
 async def _approve_command(
@@ -129,15 +129,21 @@ async def _run_command(
     process_id: int,
     *,
     sandboxed: bool,
+    announce: bool,
 ) -> ToolOutput:
     call_id = item.id
     started = time.monotonic()
     try:
         prepared = ctx.gate(ctx.sandbox_policy, ctx.cwd, cwd, argv, sandboxed)
     except SandboxError as exc:
+        if announce:
+            await _started(ctx, item)
         _failed(item, exc.message)
         await _completed(ctx, item)
         return ToolOutput(f"exec_command failed for `{cmd}`: {exc.message}", success=False)
+    # Announced once its sandbox is planned, as Codex announces a command once it has spawned it.
+    if announce:
+        await _started(ctx, item)
 
     def on_output(text: str) -> None:
         ctx.sink.emit_delta(ev.CommandOutputDelta(ctx.thread_id, ctx.turn_id, call_id, text))

@@ -14,7 +14,10 @@ from __future__ import annotations
 import os
 from collections import deque
 from collections.abc import Callable, Sequence
+from itertools import islice
 from pathlib import Path
+
+from tether_server.sandbox import dir_listings
 
 MAX_DEPTH = 6
 MAX_DIRS = 2048
@@ -48,35 +51,29 @@ def nested_protected(
     hidden_under = tuple(h.rstrip("/") + "/" for h in hidden_dirs)
     queue: deque[tuple[str, int]] = deque([(str(root), 0)])
     visited = 0
+    listing = dir_listings.lister(names)
     while queue and visited < MAX_DIRS and len(found) < MAX_FOUND:
         directory, depth = queue.popleft()
         visited += 1
-        try:
-            with os.scandir(directory) as it:
-                entries = list(it)
-        except OSError:
+        seen = listing(directory)
+        if seen is None:
             continue
-        descend = depth + 1 < MAX_DEPTH
-        for entry in entries:
-            if entry.name in names:
-                path = Path(entry.path)
-                if depth > 0 and not skip(path):
-                    found.extend(_protectable(path, entry.is_symlink(), roots))
-                continue
-            if descend and _is_dir(entry) and not _hidden(entry.path, hidden_dirs, hidden_under):
-                queue.append((entry.path, depth + 1))
+        if depth > 0:
+            for entry_path, is_symlink in seen.protected:
+                path = Path(entry_path)
+                if not skip(path):
+                    found.extend(_protectable(path, is_symlink, roots))
+        # Only the first MAX_DIRS directories in breadth-first order are ever visited: queueing
+        # more (a shared /tmp has tens of thousands) would only cost time.
+        room = MAX_DIRS - visited - len(queue)
+        if depth + 1 < MAX_DEPTH and room > 0:
+            subdirs = (sub for sub in seen.subdirs if not _hidden(sub, hidden_dirs, hidden_under))
+            queue.extend((sub, depth + 1) for sub in islice(subdirs, room))
     return found[:MAX_FOUND]
 
 
 def _hidden(path: str, hidden: tuple[str, ...], hidden_under: tuple[str, ...]) -> bool:
     return path in hidden or path.startswith(hidden_under)
-
-
-def _is_dir(entry: os.DirEntry[str]) -> bool:
-    try:
-        return entry.is_dir(follow_symlinks=False)
-    except OSError:
-        return False
 
 
 def _protectable(path: Path, is_symlink: bool, roots: Sequence[Path]) -> list[Path]:
