@@ -169,6 +169,8 @@ class App:
     fleet_secret: bytes | None = None  # --fleet-secret-file: relay requests to other nodes
     providers_factory: ProviderPoolFactory = Providers
     running: Running | None = None
+    # The process ends (os._exit) as soon as `close` returns: a stdio daemon at EOF.
+    exits_at_close: bool = False
 
     async def start(self) -> Dispatcher:
         prepare_home(self.home)
@@ -328,7 +330,10 @@ class App:
             await running.state.mcp.close()
         await running.providers.aclose()
         await running.windows.aclose()
-        await running.store.close()
+        if self.exits_at_close and isinstance(running.store, SqliteThreadStore):
+            await running.store.close(checkpoint=False)
+        else:
+            await running.store.close()
         telemetry.shutdown()
 
 

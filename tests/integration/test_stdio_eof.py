@@ -7,6 +7,7 @@ finish loading; a turn running at EOF is closed as interrupted, and nothing comp
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import sqlite3
 from pathlib import Path
@@ -95,6 +96,13 @@ async def test_eof_mid_turn_exits_and_the_turn_is_interrupted_after_restart(
     server.proc.stdin.close()
     assert await _exit_status(server) == 0
     fake_model.release("never")
+
+    # Recorded as interrupted as the daemon stopped, not left running until the next start.
+    with contextlib.closing(sqlite3.connect(home / "tether.sqlite")) as db:
+        stored = db.execute(
+            "SELECT status FROM turns WHERE thread_id = ? ORDER BY ordinal", (tid,)
+        ).fetchall()
+    assert [row[0] for row in stored] == ["completed", "interrupted"]
 
     again = await AppServer.start(home, mock_provider_args(fake_model.base_url))
     await again.initialize()

@@ -156,6 +156,8 @@ def _serve(app: App, options: ServeOptions, front: StdioFront | None = None) -> 
         # keep its client waiting for the exit.
         return exit_now(await serve_app(app, options, front))
 
+    app.exits_at_close = front is not None
+
     try:
         return run_loop(serve_then_exit() if front is not None else serve_app(app, options, front))
     except ConfigError as exc:

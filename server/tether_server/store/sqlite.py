@@ -40,7 +40,7 @@ from tether_server.store.search_index import MARK, CatchUp, index_marked_sync
 from tether_server.store.search_text import normalise_term
 from tether_server.store.sqlite_desktop import SqliteDesktop
 from tether_server.store.sqlite_goals import SqliteGoals
-from tether_server.store.sqlite_open import connect, describe_error, immediate_transaction
+from tether_server.store.sqlite_open import connect, describe_error, hold_wal_open, immediate_transaction
 from tether_server.store.sqlite_open import fetch_all as _fetch
 from tether_server.store.sqlite_rows import (
     ITEM_COLUMNS,
@@ -102,13 +102,16 @@ class SqliteThreadStore(SqliteGoals, SqliteSections, SqliteDesktop, SqliteTransc
             self._conn = await connect(self.path, self._busy_timeout_ms)
             await self._catch_up.try_now()  # what a crash left unindexed
 
-    async def close(self) -> None:
-        """Index what is marked, then close the connection (idempotent)."""
+    async def close(self, *, checkpoint: bool = True) -> None:
+        """Index what is marked, then close the connection (idempotent); without `checkpoint`
+        (the process ends right after) the WAL is left for the next open (`hold_wal_open`)."""
         if self._conn is not None:
             await self._catch_up.settle()
         conn, self._conn = self._conn, None
         if conn is not None:
             async with self._lock:
+                if not checkpoint:
+                    hold_wal_open(self.path)
                 await conn.close()
 
     async def commit(self, batch: Batch) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -141,5 +142,12 @@ class ThreadManager:
         _log.warning("thread.unloaded_lease_lost", thread_id=thread_id)
 
     async def shutdown(self) -> None:
+        # A turn still running as the daemon stops (stdin EOF mid-turn) is recorded as interrupted
+        # now: left in progress, the store would show it running until the next start recovers it.
+        handles = list(self._loaded.values())
+        stopped = await asyncio.gather(*(h.stop_turn() for h in handles), return_exceptions=True)
+        for handle, outcome in zip(handles, stopped, strict=True):
+            if isinstance(outcome, Exception):
+                _log.warning("thread.stop_at_shutdown_failed", thread_id=handle.thread_id, error=str(outcome))
         for thread_id in list(self._loaded):
             await self.unload(thread_id)
