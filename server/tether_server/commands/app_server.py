@@ -72,6 +72,7 @@ def _prepare_app_server(args: argparse.Namespace, spawner: int) -> tuple[App, Se
     after a configuration error was reported on stderr."""
     from tether_server import heap, wire_models
 
+    heap.pause_for_start()
     wire_models.skip_plugin_search()  # before the first model is built
     start_logging(args, spawner)
     from tether_server import log
