@@ -107,23 +107,31 @@ class DirWatch:
             name = data[offset + _EVENT.size : offset + _EVENT.size + length].rstrip(b"\0")
             offset += _EVENT.size + length
             if mask & IN_Q_OVERFLOW:
+                # A move may be among the lost events: no watch's path can be trusted either.
                 lost()
+                self._drop_below("/")
                 continue
             for path in list(self._paths.get(wd, ())):
                 if mask & _GONE:
                     gone(path)
-                    self._drop(wd, path)
+                    self._drop_below(path)
                     continue
                 changed(path)
                 if name and mask & IN_ISDIR and mask & _SUBDIR_GONE:
-                    gone(os.path.join(path, os.fsdecode(name)))
+                    child = os.path.join(path, os.fsdecode(name))
+                    gone(child)
+                    self._drop_below(child)
 
-    def _drop(self, wd: int, path: str) -> None:
-        self._wds.pop(path, None)
-        paths = self._paths.get(wd)
-        if paths is not None:
+    def _drop_below(self, directory: str) -> None:
+        """Forget the watches of `directory` and below: moved, they follow their inodes to paths
+        nobody asked about, and a new directory made at one of the old paths needs its own."""
+        under = directory.rstrip("/") + "/"
+        for path in [p for p in self._wds if p == directory or p.startswith(under)]:
+            wd = self._wds.pop(path)
+            paths = self._paths.get(wd)
+            if paths is None:
+                continue
             paths.discard(path)
             if not paths:
                 del self._paths[wd]
-                # Moved: the watch would follow the inode to a path nobody asked about.
                 _libc.inotify_rm_watch(self._fd, wd)

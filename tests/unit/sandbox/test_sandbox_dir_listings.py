@@ -65,6 +65,9 @@ def test_a_directory_moved_away_and_replaced_is_read_afresh(tree: Path) -> None:
     found = _nested(tree)
     assert tree / "deep/x/y/.agents" in found
     assert tree / "old/x/y/.git" in found
+    # The new directories at the old paths are watched in their own right.
+    (tree / "deep/x/y/.codex").mkdir()
+    assert tree / "deep/x/y/.codex" in _nested(tree)
 
 
 def test_a_removed_repository_is_no_longer_planned(tree: Path) -> None:
