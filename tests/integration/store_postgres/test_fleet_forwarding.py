@@ -64,6 +64,17 @@ def _events(client: AppServer, mark: int, tid: str) -> list[tuple[int, str]]:
     ]
 
 
+async def _both_saw(
+    x: AppServer, mark_x: int, y: AppServer, mark_y: int, tid: str
+) -> tuple[list[tuple[int, str]], list[tuple[int, str]]]:
+    """Both clients' events of the thread once each has what the other has (the owner may emit
+    after `turn/completed`; each client's stream catches up on its own time)."""
+    last = max(e[0] for e in _events(x, mark_x, tid) + _events(y, mark_y, tid))
+    for client, mark in ((x, mark_x), (y, mark_y)):
+        await client.wait_for(lambda m: m.get("seq") == last and "id" not in m, after=mark)
+    return _events(x, mark_x, tid), _events(y, mark_y, tid)
+
+
 async def _turn(client: AppServer, tid: str, text: str) -> None:
     mark = client.mark()
     await client.request("turn/start", {"threadId": tid, "input": [{"type": "text", "text": text}]})
@@ -125,7 +136,6 @@ async def test_a_client_of_another_node_resumes_runs_and_approves_a_turn_on_the_
     cut = _events(a, start, tid)[-1][0]
     mark = a.mark()
     await _turn(a, tid, "second")
-    missed = _events(a, mark, tid)
 
     # B relays thread/resume to A: exactly the missed events follow the answer, with A's seqs.
     mark_b = b.mark()
@@ -134,7 +144,8 @@ async def test_a_client_of_another_node_resumes_runs_and_approves_a_turn_on_the_
     # Relayed after the replay: its event comes once the replay is all here.
     await b.request("thread/name/set", {"threadId": tid, "name": "relayed"})
     await b.notification("thread/name/updated", after=mark_b)
-    assert _events(b, mark_b, tid) == missed
+    replayed, missed = await _both_saw(b, mark_b, a, mark, tid)
+    assert replayed == missed and replayed[0][0] == cut + 1
 
     # B's client runs a turn on A's thread and answers its approval; both nodes' clients see it all.
     fake_model.add(
@@ -154,7 +165,7 @@ async def test_a_client_of_another_node_resumes_runs_and_approves_a_turn_on_the_
     )
     await a.notification("turn/completed", after=mark_a)
     assert (workdir / "out.txt").read_text() == "relayed\n"
-    seen_b, seen_a = _events(b, mark_b, tid), _events(a, mark_a, tid)
+    seen_b, seen_a = await _both_saw(b, mark_b, a, mark_a, tid)
     assert seen_b == seen_a
     seqs = [s for s, _ in seen_b]
     assert seqs == list(range(seqs[0], seqs[0] + len(seqs)))  # in order, no gap
