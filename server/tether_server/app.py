@@ -8,7 +8,7 @@ import os
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from tether_protocol import server_methods as sm
 from tether_protocol.methods import CLIENT_METHODS
@@ -25,7 +25,6 @@ from tether_server.errors import ConfigError, SandboxError, TetherError
 from tether_server.processor import chatgpt_backend, plugin_runtime, projection, rate_limits
 from tether_server.processor.approvals import ApprovalBroker
 from tether_server.processor.dynamic_tools import DynamicToolCalls
-from tether_server.processor.fleet_forward import FleetForward
 from tether_server.processor.goals import GoalBook
 from tether_server.processor.handlers import UNIMPLEMENTED, build_routes
 from tether_server.processor.lifecycle import IdleUnloader
@@ -54,6 +53,9 @@ from tether_server.threads.manager import ThreadManager
 from tether_server.threads.ownership import DEFAULT_LEASE_S, Ownership, default_node_id
 from tether_server.tools.exec.environment import build_env
 from tether_server.tools.mcp.manager import McpManager
+
+if TYPE_CHECKING:
+    from tether_server.processor.fleet_forward import FleetForward
 
 _log = log.get("tether.app")
 DB_FILE = "tether.sqlite"
@@ -253,9 +255,7 @@ class App:
             max_inflight_per_connection=self.max_inflight_per_connection,
             on_initialized=self._after_initialize,
             on_disconnect=state.connection_closed,
-            forwarder=FleetForward(threads, ownership, self.fleet_secret)
-            if ownership is not None and self.fleet_secret is not None
-            else None,
+            forwarder=_fleet_forward(threads, ownership, self.fleet_secret),
         )
         self.running = Running(store, providers, state, unloader, dispatcher, windows)
         # In the background: a slow or broken server never delays a client; a turn's first request
@@ -376,6 +376,17 @@ def start_telemetry(config: Config) -> None:
             key="otel",
         ) from None
     _log.info("otel.started", traces=traces is not None, logs=logs is not None, environment=otel.environment)
+
+
+def _fleet_forward(
+    threads: ThreadManager, ownership: Ownership | None, secret: bytes | None
+) -> FleetForward | None:
+    if ownership is None or secret is None:
+        return None
+    # Only a fleet node relays: websockets' client side loads with it, not with every daemon.
+    from tether_server.processor.fleet_forward import FleetForward
+
+    return FleetForward(threads, ownership, secret)
 
 
 def _on_subscribe(unloader: IdleUnloader, thread_id: str) -> None:

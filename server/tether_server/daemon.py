@@ -23,8 +23,8 @@ from websockets.exceptions import ConnectionClosed
 from tether_server.config import open_private
 from tether_server.serve_options import PID_FILE
 from tether_server.transports import unix
+from tether_server.transports.limits import MAX_MESSAGE_BYTES
 from tether_server.transports.stdio import StdioStream
-from tether_server.transports.websocket import MAX_MESSAGE_BYTES
 from tether_server.transports.ws_auth import GENERATED_TOKEN_FILE
 
 START_TIMEOUT_S = 60.0

@@ -14,9 +14,7 @@ import ssl
 from collections.abc import Coroutine
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
-
-from websockets.asyncio.server import Server, ServerConnection, serve, unix_serve
+from typing import TYPE_CHECKING, Any
 
 from tether_server import log
 from tether_server.app import App
@@ -26,14 +24,18 @@ from tether_server.rpc.dispatcher import Dispatcher
 from tether_server.rpc.handshake import Hello
 from tether_server.serve_options import Listen, ServeOptions, lock_pid_file
 from tether_server.transports import unix
-from tether_server.transports.fleet import FleetPeerStream, accept_peer
-from tether_server.transports.http import advertise_limit, counted_tcp, fleet_gate, tcp_gate, unix_gate
 from tether_server.transports.limits import ConnectionLimits, raise_open_files
 from tether_server.transports.parent import ParentWatch
 from tether_server.transports.stdio import StdioStream
 from tether_server.transports.stdio_first import Prefill
-from tether_server.transports.websocket import CLOSE_GRACE_S, WebSocketStream
 from tether_server.transports.ws_auth import CapabilityToken
+
+# websockets and the transports built on it load with the first WebSocket, unix-socket or fleet
+# listener: a stdio daemon answers its first `thread/start` without them (issue 31).
+if TYPE_CHECKING:
+    from websockets.asyncio.server import Server, ServerConnection
+
+    from tether_server.transports.websocket import WebSocketStream
 
 _log = log.get("tether.serve")
 _STOP_GRACE_S = 10.0
@@ -96,6 +98,11 @@ class Listeners:
 
     async def _open_fleet(self, lst: Listen) -> str:
         """The fleet listener: other nodes relay their clients' requests for our threads here."""
+        from websockets.asyncio.server import serve
+
+        from tether_server.transports.http import counted_tcp, fleet_gate
+        from tether_server.transports.websocket import CLOSE_GRACE_S
+
         try:
             server = await serve(
                 self._serve_fleet,
@@ -125,6 +132,11 @@ class Listeners:
         return address
 
     async def _open_unix(self, lst: Listen) -> None:
+        from websockets.asyncio.server import unix_serve
+
+        from tether_server.transports.http import advertise_limit, unix_gate
+        from tether_server.transports.websocket import CLOSE_GRACE_S
+
         assert lst.path is not None
         sock = unix.bind(lst.path, default=lst.default_path)
         self._sockets.append(lst.path)
@@ -143,6 +155,11 @@ class Listeners:
         _banner("tether app-server (control socket)", f"listening on: unix://{lst.path}")
 
     async def _open_tcp(self, lst: Listen) -> None:
+        from websockets.asyncio.server import serve
+
+        from tether_server.transports.http import counted_tcp, tcp_gate
+        from tether_server.transports.websocket import CLOSE_GRACE_S
+
         tls = None
         if lst.scheme == "wss":
             assert self.options.tls_cert is not None and self.options.tls_key is not None
@@ -214,12 +231,16 @@ class Listeners:
             self._stop.set()
 
     async def _serve_ws(self, ws: ServerConnection) -> None:
+        from tether_server.transports.websocket import WebSocketStream
+
         peer = ws.remote_address
         label = f"ws {peer[0]}:{peer[1]}" if isinstance(peer, tuple) else "unix"
         await self._serve_stream(WebSocketStream(ws, label))
 
     async def _serve_fleet(self, ws: ServerConnection) -> None:
         """Another node's connection, once it proved the fleet secret: served as a client's."""
+        from tether_server.transports.fleet import FleetPeerStream, accept_peer
+
         assert self.options.fleet_secret is not None
         peer = ws.remote_address
         where = f"{peer[0]}:{peer[1]}" if isinstance(peer, tuple) else "?"
@@ -306,6 +327,8 @@ class _Listener:
 
 async def _finish(serving: asyncio.Task[None], stream: WebSocketStream) -> None:
     """The connection was told to close: let its writer flush, but never wait on a peer that does not read."""
+    from tether_server.transports.websocket import CLOSE_GRACE_S
+
     if stream.stalled:
         stream.abort()
     try:

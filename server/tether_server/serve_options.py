@@ -21,8 +21,8 @@ from tether_server.transports.limits import (
     DEFAULT_MAX_CONNECTIONS,
     DEFAULT_MAX_PER_PEER,
     DEFAULT_PRE_AUTH_TIMEOUT_S,
+    MAX_MESSAGE_BYTES,
 )
-from tether_server.transports.websocket import MAX_MESSAGE_BYTES
 from tether_server.transports.ws_auth import WsAuth, WsAuthFlags, generated_token, load_auth
 
 _log = log.get("tether.serve")

@@ -15,11 +15,13 @@ from pathlib import Path
 from tests.support.appserver import AppServer
 
 # What the daemon must not import to serve initialize + thread/start (and shut down): each is
-# loaded by the request that needs it (MCP servers, config writes, PostgreSQL, OpenTelemetry, the
-# TUI and SDK clients). httpx is not listed: the model provider loads it in the background once a
-# thread is opened (warm_up), which may or may not happen before this daemon exits.
+# loaded by the request or listener that needs it (MCP servers, WebSocket and fleet listeners,
+# config writes, PostgreSQL, OpenTelemetry, the TUI and SDK clients). httpx is not listed: the
+# model provider loads it in the background once a thread is opened (warm_up), which may or may
+# not happen before this daemon exits.
 NOT_AT_START = (
     "mcp",
+    "websockets",
     "starlette",
     "uvicorn",
     "sse_starlette",

@@ -32,7 +32,6 @@ def serve_options(args: argparse.Namespace, home: Path) -> ServeOptions:
         parse_listen,
         resolve_auth,
     )
-    from tether_server.transports.fleet import read_secret
     from tether_server.transports.ws_auth import WsAuthFlags
 
     flags = WsAuthFlags(
@@ -46,7 +45,12 @@ def serve_options(args: argparse.Namespace, home: Path) -> ServeOptions:
     )
     listens = [parse_listen(url, home) for url in args.listen or ["stdio://"]]
     auth, no_auth = resolve_auth(flags, listens, home)
-    secret = read_secret(args.fleet_secret_file) if args.fleet_secret_file else None
+    secret = None
+    if args.fleet_secret_file:
+        # Loads websockets: only a fleet node pays for it before its first answer.
+        from tether_server.transports.fleet import read_secret
+
+        secret = read_secret(args.fleet_secret_file)
     options = ServeOptions(
         listens=listens,
         auth=auth,

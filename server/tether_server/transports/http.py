@@ -12,8 +12,7 @@ from websockets.asyncio.server import ServerConnection
 from websockets.http11 import Request, Response
 
 from tether_server import log, metrics
-from tether_server.transports.limits import ConnectionLimits
-from tether_server.transports.websocket import MAX_MESSAGE_BYTES
+from tether_server.transports.limits import MAX_MESSAGE_BYTES, ConnectionLimits
 from tether_server.transports.ws_auth import MULTIPLE_HEADERS, WsAuth, authorize
 
 ProcessRequest = Callable[[ServerConnection, Request], Response | None]

@@ -23,6 +23,9 @@ from dataclasses import dataclass, field
 DEFAULT_MAX_CONNECTIONS = 512
 DEFAULT_MAX_PER_PEER = 128
 DEFAULT_PRE_AUTH_TIMEOUT_S = 10.0
+# Codex's limit for one unfragmented message (advertised on the control socket). Here, not in
+# `websocket`, so that reading options does not load websockets (issue 31).
+MAX_MESSAGE_BYTES = 16 * 1024 * 1024
 TOO_MANY = "too many connections; retry later"
 TOO_MANY_FROM_PEER = "too many connections from this address; retry later"
 # Descriptors beyond the sockets' own: the store, logs, children's pipes, MCP servers.

@@ -14,8 +14,6 @@ from tether_server.transports.base import FrameStream
 
 _log = log.get("tether.transport")
 
-# Codex's limit for one unfragmented message (advertised on the control socket).
-MAX_MESSAGE_BYTES = 16 * 1024 * 1024
 CLOSE_GRACE_S = 5.0
 _CLOSE_CODES = {
     "": CloseCode.NORMAL_CLOSURE,
