@@ -1,8 +1,9 @@
 """Any daemon serves any thread: two real daemons on one PostgreSQL, relaying over their fleet listeners.
 
 A thread lives on node A; a client of node B resumes it (with `afterSeq`), runs a turn on it and
-answers its command approval, all relayed to A over B's authenticated fleet connection. Both
-nodes' clients see the same events with the same `seq`. The fleet listener refuses a peer
+answers its command approval, steers and interrupts another, all relayed to A over B's
+authenticated fleet connection. Both nodes' clients see the same events with the same `seq`. When
+A is killed, B's client is told and B takes the thread over after A's lease. The fleet listener refuses a peer
 without the secret before it learns anything, and a daemon refuses a short secret file.
 """
 
@@ -172,6 +173,20 @@ async def test_a_client_of_another_node_resumes_runs_and_approves_a_turn_on_the_
     methods = [m for _, m in seen_b]
     assert methods[-1] == "turn/completed"
     assert methods.index("turn/started") < methods.index("serverRequest/resolved") < len(methods) - 1
+
+    # turn/steer and turn/interrupt from B reach the turn running on A.
+    fake_model.add(script.reply(script.gated("hold"), script.message("never said")))
+    mark_b = b.mark()
+    held = (await b.request("turn/start", {"threadId": tid, "input": [{"type": "text", "text": "wait"}]}))[
+        "turn"
+    ]
+    await fake_model.wait_for_gate("hold", within_s=WAIT_S)
+    steer = {"threadId": tid, "input": [{"type": "text", "text": "and this"}], "expectedTurnId": held["id"]}
+    assert (await b.request("turn/steer", steer))["turnId"] == held["id"]
+    await b.request("turn/interrupt", {"threadId": tid, "turnId": held["id"]})
+    done = await b.notification("turn/completed", after=mark_b)
+    assert (done["params"]["turn"]["id"], done["params"]["turn"]["status"]) == (held["id"], "interrupted")
+    fake_model.release("hold")
 
     # The thread stayed on A: B only relayed.
     nodes = await _fleet_status(postgres_url)
