@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import json
+import sys
 import time
 from pathlib import Path
 from typing import Any
 
 from tests.conftest import StartServer
+from tests.integration.background.dev_server import wait_gone
 from tests.integration.tools_ext.mcp_support import (
     free_port,
     items_of,
@@ -213,10 +216,22 @@ async def test_a_server_that_never_starts_delays_the_first_request_at_most_its_t
     assert not [t for t in fake_model.requests[0].body["tools"] if str(t.get("name", "")).startswith("mcp__")]
 
 
-async def test_a_startup_timeout_is_reported_as_failed(start_server: StartServer) -> None:
-    server = await start_server(*stdio_server("slow", "--hang", startup_timeout_sec=1))
+async def test_a_startup_timeout_is_reported_as_failed_and_stdin_eof_still_ends_the_daemon(
+    start_server: StartServer, tmp_path: Path
+) -> None:
+    pid_file = tmp_path / "hung.pid"
+    hung_server = [str(Path(__file__).with_name("mcp_hung_server.py")), str(pid_file)]
+    server = await start_server(
+        *["-c", f"mcp_servers.slow.command={json.dumps(sys.executable)}"],
+        *["-c", f"mcp_servers.slow.args={json.dumps(hung_server)}"],
+        *["-c", "mcp_servers.slow.startup_timeout_sec=1"],
+    )
     status = await wait_status(server, "slow", "failed")
     assert "timed out after 1 seconds" in status["toolsError"]
+    hung = int(pid_file.read_text())
+    # EOF while the silent server is being stopped: the daemon used to wait on it forever.
+    assert await server.close(check=False) == 0, "the daemon did not exit by itself at stdin EOF"
+    await wait_gone(hung)
 
 
 async def test_a_crashing_server_fails_its_call_the_turn_goes_on_and_it_restarts(

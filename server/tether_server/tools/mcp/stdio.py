@@ -10,6 +10,9 @@ Spawning and shutdown (close stdin, wait, kill the process group) are the SDK's 
 
 from __future__ import annotations
 
+import contextlib
+import os
+import signal
 import sys
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
@@ -102,10 +105,24 @@ async def bounded_stdio_client(
         try:
             yield read_stream, write_stream
         finally:
-            # Bounded inside: a cancelled caller must still stop the server process.
-            with anyio.CancelScope(shield=True):
-                await shutdown()
-            tg.cancel_scope.cancel()
+            try:
+                # Bounded inside: a cancelled caller must still stop the server process.
+                with anyio.CancelScope(shield=True):
+                    await shutdown()
+            finally:
+                # The shield holds against anyio's cancellation only: an asyncio `Task.cancel()`
+                # (the daemon stopping its MCP servers) ends the shutdown mid-grace. The server must
+                # die anyway, or the reader's drain waits on its stdout forever and so does exit.
+                _kill_group(process.pid, process.returncode)
+                tg.cancel_scope.cancel()
+
+
+def _kill_group(pid: int, returncode: int | None) -> None:
+    if returncode is not None:
+        return
+    with contextlib.suppress(ProcessLookupError):
+        # The SDK starts the server in a session of its own: its group is its pid.
+        os.killpg(pid, signal.SIGKILL)
 
 
 class _TooLarge(Exception):
