@@ -9,7 +9,8 @@ another creates a section and moves the thread into it (`crash_sections`), and a
 thread's goal (`crash_goals`), another disables a skill (`crash_skills`), and another attaches
 a payload to the thread (`crash_attachments`), and one queues messages on a side thread
 (`crash_queue`) and creates projects (`crash_projects`); plugins are installed and uninstalled
-(`crash_plugins`); another records an external-agent import (`crash_imports`).
+(`crash_plugins`); another records an external-agent import (`crash_imports`); another signs in
+or out (`crash_signin`).
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ from tests.chaos.crash_plugins import PluginInstalls
 from tests.chaos.crash_projects import ProjectCreates
 from tests.chaos.crash_queue import QueueAdds
 from tests.chaos.crash_sections import SectionMoves
+from tests.chaos.crash_signin import SignIns
 from tests.chaos.crash_skills import SkillDisables
 from tests.support.appserver import mock_provider_args
 from tests.support.rpcclient import WAIT_S, RpcClient
@@ -161,6 +163,7 @@ class CrashDriver:
         self.attachments = AttachmentAdds()
         self.queue = QueueAdds()
         self.projects = ProjectCreates()
+        self.signins = SignIns(home)
         self.queue_client: WsClient | None = None
 
     async def start(self) -> tuple[SocketServer, list[WsClient]]:
@@ -200,6 +203,7 @@ class CrashDriver:
                 await self.imports.check(clients[0])
                 await self.attachments.check(clients[0], self.thread_id)
                 await self.plugins.check(clients[0])
+                await self.signins.check(clients[0])
             if kill:
                 await self.drive_until_kill(server, clients)
                 self.saves_answered |= {
@@ -220,6 +224,8 @@ class CrashDriver:
                 await client.close(check=False)
             for client in [*clients, queue_client]:
                 client.check()
+            if not kill:  # the last round: the fake issuer is no longer needed
+                self.signins.close()
 
     async def one_turn(self, clients: list[WsClient]) -> None:
         """A whole turn on the restarted daemon: the thread still takes work."""
@@ -270,6 +276,7 @@ class CrashDriver:
                 attach_step = self.attachments.step(rng.choice(clients), self.thread_id, self._turn_no)
                 pending.append(asyncio.create_task(attach_step))
                 pending.append(asyncio.create_task(self.plugins.step(rng.choice(clients), self._turn_no)))
+                pending.append(asyncio.create_task(self.signins.step(rng.choice(clients), self._turn_no)))
                 if self.queue_client is not None:
                     pending.append(asyncio.create_task(self.queue.step(self.queue_client, self._turn_no)))
                     project_step = self.projects.step(self.queue_client, self._turn_no)

@@ -112,11 +112,33 @@ class CredentialStore(Protocol):
         ...
 
 
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True  # another user's process: not ours to judge
+    return True
+
+
 class FileStore:
     """`auth.json` in the home: written whole to a 0600 temporary file, then renamed over."""
 
     def __init__(self, path: Path) -> None:
         self.path = path
+        self._remove_orphans()
+
+    def _remove_orphans(self) -> None:
+        """Delete the temporary copies a killed writer left (they hold a key or tokens).
+
+        A copy is named after its writer's pid; one whose writer still runs may be mid-write.
+        """
+        for tmp in self.path.parent.glob(f".{self.path.name}.*.tmp"):
+            pid = tmp.name.removeprefix(f".{self.path.name}.").removesuffix(".tmp")
+            if pid.isdigit() and int(pid) != os.getpid() and not _alive(int(pid)):
+                with contextlib.suppress(OSError):
+                    tmp.unlink()
 
     @property
     def label(self) -> str:
