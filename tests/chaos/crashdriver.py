@@ -10,7 +10,8 @@ thread's goal (`crash_goals`), another disables a skill (`crash_skills`), and an
 a payload to the thread (`crash_attachments`), and one queues messages on a side thread
 (`crash_queue`) and creates projects (`crash_projects`); plugins are installed and uninstalled
 (`crash_plugins`); another records an external-agent import (`crash_imports`); another signs in
-or out (`crash_signin`).
+or out (`crash_signin`). The store is the home's SQLite file or a PostgreSQL database
+(`crash_store`).
 """
 
 from __future__ import annotations
@@ -18,7 +19,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import random
-import sqlite3
 import zipfile
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -33,6 +33,7 @@ from tests.chaos.crash_queue import QueueAdds
 from tests.chaos.crash_sections import SectionMoves
 from tests.chaos.crash_signin import SignIns
 from tests.chaos.crash_skills import SkillDisables
+from tests.chaos.crash_store import StoreProbe
 from tests.support.appserver import mock_provider_args
 from tests.support.rpcclient import WAIT_S, RpcClient
 from tests.support.wsclient import SocketServer, WsClient
@@ -40,7 +41,6 @@ from tether_testing import script
 from tether_testing.fake_responses import FakeResponsesServer
 
 APPROVAL = "item/commandExecution/requestApproval"
-DB_FILE = "tether.sqlite"
 
 
 @dataclass
@@ -120,32 +120,20 @@ async def answer_approvals(client: RpcClient, rng: random.Random, figures: Figur
                 figures.approvals_answered += 1
 
 
-def integrity(home: Path) -> str:
-    db = sqlite3.connect(home / DB_FILE)
-    try:
-        return str(db.execute("PRAGMA integrity_check").fetchone()[0])
-    finally:
-        db.close()
-
-
-def stored_seqs(home: Path, thread_id: str, after: int) -> list[int]:
-    db = sqlite3.connect(home / DB_FILE)
-    try:
-        rows = db.execute(
-            "SELECT seq FROM events WHERE thread_id = ? AND seq > ? ORDER BY seq", (thread_id, after)
-        )
-        return [int(r[0]) for r in rows]
-    finally:
-        db.close()
-
-
 class CrashDriver:
     """Runs the rounds on one TETHER_HOME and one fake model; see the module docstring."""
 
     def __init__(
-        self, home: Path, workdir: Path, fake: FakeResponsesServer, rng: random.Random, clients: int
+        self,
+        home: Path,
+        workdir: Path,
+        fake: FakeResponsesServer,
+        rng: random.Random,
+        clients: int,
+        store_url: str | None = None,
     ) -> None:
         self.home, self.workdir, self.fake, self.rng = home, workdir, fake, rng
+        self.store = StoreProbe(home, store_url)
         self.n_clients = clients
         self.thread_id = ""
         self.figures = Figures()
@@ -167,7 +155,12 @@ class CrashDriver:
         self.queue_client: WsClient | None = None
 
     async def start(self) -> tuple[SocketServer, list[WsClient]]:
-        args = [*mock_provider_args(self.fake.base_url), "--listen", "ws://127.0.0.1:0"]
+        args = [
+            *mock_provider_args(self.fake.base_url),
+            "--listen",
+            "ws://127.0.0.1:0",
+            *self.store.daemon_args(),
+        ]
         server = await SocketServer.start(self.home, args)
         clients = []
         for n in range(self.n_clients):
@@ -178,7 +171,7 @@ class CrashDriver:
 
     async def round(self, *, kill: bool = True) -> None:
         if self.thread_id:
-            assert integrity(self.home) == "ok", "the database is damaged after a SIGKILL"
+            assert self.store.integrity() == "ok", "the database is damaged after a SIGKILL"
         server, clients = await self.start()
         queue_client = await server.connect_ws()
         await queue_client.initialize("chaos_queue", experimental=True)
@@ -341,7 +334,7 @@ class CrashDriver:
         got = [int(m["seq"]) for m in resumer.since(mark) if "seq" in m]
         assert got == sorted(set(got)), f"replay out of order or duplicated: {got}"
         assert all(s > last for s in got), f"seq {got} reused after {last} (a client would drop them)"
-        missing = set(stored_seqs(self.home, tid, last)) - set(got)
+        missing = set(self.store.stored_seqs(tid, last)) - set(got)
         assert not missing, f"resume afterSeq={last} skipped stored events {sorted(missing)}"
 
         read = await resumer.request("thread/read", {"threadId": tid, "includeTurns": True})

@@ -21,17 +21,35 @@ from tests.chaos.crashdriver import CrashDriver
 from tether_testing.fake_responses import FakeResponsesServer
 
 KILLS = scale(ci=20, full=200)
+PG_KILLS = scale(ci=3, full=100)  # the same checks on PostgreSQL; fewer in CI, as each round costs more
 
 
 async def test_random_sigkills_lose_nothing_reported_complete(
     tmp_path: Path, fake_model: FakeResponsesServer, workdir: Path, seeded_rng: random.Random
 ) -> None:
     driver = CrashDriver(tmp_path / "home", workdir, fake_model, seeded_rng, clients=3)
-    for _ in range(KILLS):
+    await _battery(driver, KILLS)
+
+
+async def test_random_sigkills_lose_nothing_reported_complete_on_postgresql(
+    tmp_path: Path,
+    fake_model: FakeResponsesServer,
+    workdir: Path,
+    seeded_rng: random.Random,
+    postgres_url: str,
+) -> None:
+    driver = CrashDriver(
+        tmp_path / "home", workdir, fake_model, seeded_rng, clients=3, store_url=postgres_url
+    )
+    await _battery(driver, PG_KILLS)
+
+
+async def _battery(driver: CrashDriver, kills: int) -> None:
+    for _ in range(kills):
         await driver.round()
     await driver.round(kill=False)
     figures = driver.figures
-    assert figures.kills == KILLS
+    assert figures.kills == kills
     assert figures.feedback_saved > 0, "no feedback save was answered before a kill"
     assert driver.goals.last_answered >= 0, "no goal set was answered before a kill"
     assert driver.sections.created, "no section creation was answered before a kill"

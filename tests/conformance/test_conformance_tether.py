@@ -33,13 +33,14 @@ def tether_template(transport: str) -> ServerTemplate:
     return ServerTemplate(command, {"TETHER_HOME": "{home}"}, transport)
 
 
-async def run_suite(tmp_path: Path, transport: str, only: list[str]) -> list[str]:
+async def run_suite(
+    tmp_path: Path, transport: str, only: list[str], template: ServerTemplate | None = None
+) -> list[str]:
     """Run the selected cases against Tether; return the unexpected failures, described."""
     manifest = load_manifest()
     cases = select_cases(load_cases(), only, transport)
-    settings = RunSettings(
-        tether_template(transport), reference_dir(), tmp_path, "tether", 4, {"flood": 2000}
-    )
+    template = template or tether_template(transport)
+    settings = RunSettings(template, reference_dir(), tmp_path, "tether", 4, {"flood": 2000})
     results = await run_cases(cases, settings)
     failed = [f"{r.id}: {r.failures}" for r in verdicts(manifest, results, "tether") if r.status == FAIL]
     return failed + [f"case bug {bug}" for bug in case_bugs(results)]
