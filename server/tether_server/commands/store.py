@@ -1,8 +1,9 @@
 """`tether store migrate --from URL --to URL`: copy every thread and everything else a store holds.
 
-URLs as `tether app-server --store` takes them. The target must hold no thread yet (a new SQLite
-file, an empty PostgreSQL database). Exit 0 with the verified counts on stdout; 2 for a bad URL
-or an unusable store; 1 when the copy fails or does not match the source.
+URLs as `tether app-server --store` takes them. The target is empty (a new SQLite file, an empty
+PostgreSQL database) or what an interrupted run left: running again continues the copy. Exit 0
+with the verified counts on stdout; 2 for a bad URL or an unusable store; 1 when the copy fails,
+does not match the source, or the target holds threads that are not this source's.
 """
 
 from __future__ import annotations
@@ -16,7 +17,9 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
     """Register `store` on the top-level parser."""
     store = sub.add_parser("store", help="manage thread stores (see `tether store migrate --help`)")
     tools = store.add_subparsers(dest="store_command", required=True)
-    migrate = tools.add_parser("migrate", help="copy every thread from one store into another, empty one")
+    migrate = tools.add_parser(
+        "migrate", help="copy every thread from one store into another, empty one (run again to resume)"
+    )
     migrate.add_argument(
         "--from", dest="source", required=True, metavar="URL", help="sqlite:///PATH or postgresql://…"
     )

@@ -1,4 +1,4 @@
-"""`tether store migrate`: copy everything one store holds into another, empty one, and verify.
+"""`tether store migrate`: copy everything one store holds into another, and verify.
 
 Everything goes through the ThreadStore port, so the target indexes and checks what it receives
 as it does for a daemon: each thread in one `commit` (record, turns, items, model history and
@@ -6,6 +6,12 @@ every event, `last_seq` included), then its read mark, goal and attachments; the
 memberships, queued messages and projects (which may name threads not written yet). The counts
 and a checksum of every thread's contents, on both sides, are compared at the end; any
 difference is an error.
+
+The target is empty, or a copy of this source that an earlier run left unfinished: each thread's
+contents went over in one commit, so a thread the target holds is whole. Such a thread is left as
+it is when its contents match the source's (then its read mark, goal and attachments are brought
+up to date) and refused when they differ; a target holding a thread the source does not is
+refused. Every later write is an upsert, so running again continues where the copy stopped.
 """
 
 from __future__ import annotations
@@ -17,7 +23,7 @@ from typing import Protocol
 
 import orjson
 
-from tether_server.store.base import Batch, EventRecord, StoreError, ThreadStore
+from tether_server.store.base import Batch, EventRecord, LoadedThread, StoreError, ThreadStore
 from tether_server.store.desktop import AttachmentRecord
 from tether_server.store.sections import SectionRecord
 
@@ -50,15 +56,21 @@ class Counts:
 
 
 async def migrate(source: MigratableStore, target: MigratableStore) -> Counts:
-    """Copy `source` into `target` (which must hold no thread); the verified counts.
+    """Copy `source` into `target` (empty, or an unfinished copy of it); the verified counts.
 
     Raises:
-        StoreError: the target is not empty, a write is refused, or the counts differ.
+        StoreError: the target holds other threads, a write is refused, or the counts differ.
     """
-    if await target.thread_ids():
-        raise StoreError("the target store already holds threads; migrate into an empty one")
-    for thread_id in await source.thread_ids():
-        await _copy_thread(source, target, thread_id)
+    present = set(await target.thread_ids())
+    wanted = await source.thread_ids()
+    foreign = sorted(present - set(wanted))
+    if foreign:
+        raise StoreError(
+            f"the target store holds {len(foreign)} thread(s) the source does not (first: "
+            f"{foreign[0]}); migrate into an empty store, or into an unfinished copy of this source"
+        )
+    for thread_id in wanted:
+        await _copy_thread(source, target, thread_id, resume=thread_id in present)
     await _copy_shared(source, target)
     copied, expected = await count(target), await count(source)
     if copied != expected:
@@ -68,20 +80,30 @@ async def migrate(source: MigratableStore, target: MigratableStore) -> Counts:
     return copied
 
 
-async def _copy_thread(source: MigratableStore, target: MigratableStore, thread_id: str) -> None:
+async def _copy_thread(
+    source: MigratableStore, target: MigratableStore, thread_id: str, *, resume: bool
+) -> None:
     loaded = await source.load_thread(thread_id)
     if loaded is None:  # deleted while we copied
         return
     events = await _all_events(source, thread_id)
-    await target.commit(Batch(loaded.record, loaded.turns, loaded.items, loaded.history, events))
+    if not resume:
+        await target.commit(Batch(loaded.record, loaded.turns, loaded.items, loaded.history, events))
+    elif await _contents(target, thread_id) != _serialise(loaded, events):
+        raise StoreError(
+            f"the target's thread {thread_id} differs from the source's: the target is not an "
+            f"unfinished copy of this source"
+        )
     state = (await source.read_states([thread_id])).get(thread_id)
-    if state is not None and state.revision != "0":
-        await target.set_read_state(thread_id, state.first_unread, expected="0", revision=state.revision)
+    copied = (await target.read_states([thread_id])).get(thread_id)
+    if state is not None and state.revision != "0" and copied != state:
+        expected = copied.revision if copied is not None else "0"
+        await target.set_read_state(thread_id, state.first_unread, expected=expected, revision=state.revision)
     goal = await source.get_goal(thread_id)
-    if goal is not None:
+    if goal is not None and await target.get_goal(thread_id) != goal:
         await target.put_goal(thread_id, goal)
     for attachment in await _attachments(source, thread_id):
-        await target.add_attachment(attachment)
+        await target.add_attachment(attachment)  # a no-op for one the earlier run added
 
 
 async def _all_events(store: ThreadStore, thread_id: str) -> list[EventRecord]:
@@ -135,9 +157,7 @@ async def count(store: MigratableStore) -> Counts:
         if loaded is None:
             continue
         events = await _all_events(store, thread_id)
-        digest.update(
-            orjson.dumps([asdict(loaded), [asdict(e) for e in events]], option=orjson.OPT_SORT_KEYS)
-        )
+        digest.update(_serialise(loaded, events))
         counts.turns += len(loaded.turns)
         counts.items += len(loaded.items)
         counts.history += len(loaded.history)
@@ -153,3 +173,13 @@ async def count(store: MigratableStore) -> Counts:
     counts.project_members = len(await store.project_members(None))
     counts.checksum = digest.hexdigest()
     return counts
+
+
+def _serialise(loaded: LoadedThread, events: list[EventRecord]) -> bytes:
+    """A thread's contents as the checksum covers them: record, turns, items, history, events."""
+    return orjson.dumps([asdict(loaded), [asdict(e) for e in events]], option=orjson.OPT_SORT_KEYS)
+
+
+async def _contents(store: ThreadStore, thread_id: str) -> bytes | None:
+    loaded = await store.load_thread(thread_id)
+    return None if loaded is None else _serialise(loaded, await _all_events(store, thread_id))

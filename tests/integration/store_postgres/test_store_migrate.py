@@ -1,5 +1,8 @@
 """`tether store migrate`: a real home goes SQLite → PostgreSQL → SQLite and reads the same.
 
+The first copy to PostgreSQL is cut off halfway (the database refuses its first goal); run again,
+it continues and ends verified.
+
 The home is written by a daemon (turns against the fake model, a name, an archive, a thread with
 no message) and by the store itself for what has no simpler way in here (a section, a goal, a read
 mark, an attachment, queued messages, a project). Every read of the store port, and `thread/read`
@@ -10,17 +13,20 @@ from __future__ import annotations
 
 import asyncio
 import os
+import re
 import sys
 from pathlib import Path
 from typing import Any
 
+import psycopg
+import pytest
 from tests.conftest import StartServer
 from tests.support.appserver import WAIT_S
 from tests.support.rpcclient import RpcClient
 
-from tether_server.store.base import ThreadQuery
+from tether_server.store.base import Batch, StoreError, ThreadQuery, ThreadRecord
 from tether_server.store.desktop import AttachmentRecord, QueuedRecord
-from tether_server.store.migrate import MigratableStore
+from tether_server.store.migrate import MigratableStore, migrate
 from tether_server.store.postgres import PostgresThreadStore
 from tether_server.store.projects import ProjectRecord
 from tether_server.store.sections import Membership, SectionRecord
@@ -111,17 +117,65 @@ async def _everything(store: MigratableStore) -> dict[str, Any]:
     }
 
 
+def _store(path_or_url: str) -> MigratableStore:
+    if path_or_url.startswith("postgresql"):
+        return PostgresThreadStore(path_or_url)
+    return SqliteThreadStore(Path(path_or_url))
+
+
 async def _read_all(path_or_url: str) -> dict[str, Any]:
-    store: MigratableStore = (
-        PostgresThreadStore(path_or_url)
-        if path_or_url.startswith("postgresql")
-        else SqliteThreadStore(Path(path_or_url))
-    )
+    store = _store(path_or_url)
     await store.open()
     try:
         return await _everything(store)
     finally:
         await store.close()
+
+
+async def _ids(url: str) -> list[str]:
+    store = PostgresThreadStore(url)
+    await store.open()
+    try:
+        return await store.thread_ids()
+    finally:
+        await store.close()
+
+
+async def _interrupted_copy(source: str, target_url: str) -> None:
+    """A `tether store migrate` that the target database stops in the middle of the copy: it
+    refuses the first goal (as a full disk or a dropped connection would), then accepts again."""
+    await _ids(target_url)  # creates the schema, so the refusal can be set up beforehand
+    async with await psycopg.AsyncConnection.connect(target_url, autocommit=True) as conn:
+        await conn.execute(
+            "CREATE FUNCTION refuse() RETURNS trigger LANGUAGE plpgsql AS "
+            "$$ BEGIN RAISE EXCEPTION 'no space left for goals'; END $$"
+        )
+        await conn.execute("CREATE TRIGGER refuse BEFORE INSERT ON goals EXECUTE FUNCTION refuse()")
+        status, _, err = await _tether("store", "migrate", "--from", source, "--to", target_url)
+        await conn.execute("DROP TRIGGER refuse ON goals")
+        await conn.execute("DROP FUNCTION refuse()")
+    assert status == 1, err
+    assert "tether: store migrate failed: " in err and "no space left for goals" in err
+
+
+async def _refused(source_path: Path, target: str, reason: str, rename: str | None = None) -> None:
+    """`migrate` refuses `target` as not an unfinished copy of `source_path`, and changes nothing."""
+    source, into = SqliteThreadStore(source_path), _store(target)
+    await source.open()
+    try:
+        await into.open()
+        if rename is not None:
+            await into.set_name(rename, "renamed in the target", 1)
+        else:
+            record = ThreadRecord("0000-foreign", 1, 1, 1, "/w", "m", "p", preview="x")
+            await source.commit(Batch(thread=record))
+        before = await _everything(into)
+        with pytest.raises(StoreError, match=re.escape(reason)):
+            await migrate(source, into)
+        assert await _everything(into) == before
+    finally:
+        await source.close()
+        await into.close()
 
 
 async def _wire_read(start_server: StartServer, home: Path, store_url: str, thread_id: str) -> dict[str, Any]:
@@ -144,6 +198,9 @@ async def test_a_home_round_trips_sqlite_postgres_sqlite_with_identical_reads(
     original = tmp_path / "home" / "tether.sqlite"
     before = await _wire_read(start_server, tmp_path / "view1", f"sqlite://{original}", ids[0])
 
+    await _interrupted_copy(f"sqlite://{original}", postgres_url)
+    assert await _ids(postgres_url) == [ids[0]]  # the first thread went over whole, then it stopped
+    # Run again: the copy continues where it stopped and ends verified.
     status, out, err = await _tether(
         "store", "migrate", "--from", f"sqlite://{original}", "--to", postgres_url
     )
@@ -162,11 +219,11 @@ async def test_a_home_round_trips_sqlite_postgres_sqlite_with_identical_reads(
     assert await _read_all(str(back)) == source
     assert await _wire_read(start_server, tmp_path / "view2", f"sqlite://{back}", ids[0]) == before
 
-    # A target that already holds threads is refused, and left as it was.
-    status, _, err = await _tether("store", "migrate", "--from", f"sqlite://{original}", "--to", postgres_url)
-    assert status == 1
-    assert "the target store already holds threads; migrate into an empty one" in err
-    assert await _read_all(postgres_url) == source
+    # A target whose copy of a thread differs, or that holds threads the source does not, is
+    # not an unfinished copy of this source: refused, and left as it was.
+    await _refused(original, str(back), f"the target's thread {ids[0]} differs from the source's", ids[0])
+    other = tmp_path / "other.sqlite"
+    await _refused(other, postgres_url, "holds 2 thread(s) the source does not (first: ")
 
 
 async def test_migrate_refuses_a_missing_source_and_a_bad_url(tmp_path: Path) -> None:
