@@ -236,3 +236,27 @@ async def test_sandboxed_commands_cannot_see_the_daemons_home_or_control_socket(
     lines = listing.splitlines()
     assert "tether.sqlite" not in lines and "app-server-control.sock" not in lines  # no directory entries
     assert lines[-1] == "0"  # the database reads as nothing
+
+
+async def test_a_command_whose_sandbox_cannot_be_set_up_is_announced_then_failed(
+    start_app: StartApp, fake_model: FakeResponsesServer, workdir: Path, tmp_path: Path
+) -> None:
+    (tmp_path / "elsewhere").mkdir()
+    (workdir / ".git").symlink_to(tmp_path / "elsewhere")  # a protected path the sandbox refuses
+    fake_model.add(
+        script.reply(script.function_call("exec_command", {"cmd": "touch made.txt"}, "call_1")),
+        script.text_reply("ok"),
+    )
+    server = await start_app()
+    policy = {"type": "workspaceWrite", "excludeSlashTmp": True, "excludeTmpdirEnvVar": True}
+    thread_id = await _thread(server, workdir, "workspace-write")
+    mark, _turn_json = await _turn(server, thread_id, "touch", sandboxPolicy=policy, approvalPolicy="never")
+    seen = [
+        (m["method"], m["params"]["item"]["status"])
+        for m in server.since(mark)
+        if m.get("method") in ("item/started", "item/completed")
+        and m["params"]["item"]["type"] == "commandExecution"
+    ]
+    assert seen == [("item/started", "inProgress"), ("item/completed", "failed")]
+    assert "is a symlink" in _output(fake_model, "call_1")
+    assert not (workdir / "made.txt").exists()
