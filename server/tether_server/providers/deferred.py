@@ -71,6 +71,10 @@ class DeferredProvider:
     import is done.
     """
 
+    # It stands in for the Responses provider only, which runs `tool_search` on the client: a
+    # first turn sent before the provider loaded must defer the MCP tools as every later one does.
+    client_tool_search = True
+
     def __init__(self, make: Callable[[], ModelProvider]) -> None:
         self._make = make
         self._provider: ModelProvider | None = None

@@ -21,6 +21,8 @@ class RenewingProvider:
 
     def __init__(self, inner: ModelProvider, renew: Callable[[], Awaitable[ModelProvider | None]]) -> None:
         self._inner, self._renew = inner, renew
+        # The turn asks the provider whether MCP tools go behind `tool_search`: as the inner one.
+        self.client_tool_search = bool(getattr(inner, "client_tool_search", False))
 
     async def stream_batches(self, request: ModelRequest) -> AsyncGenerator[list[ModelEvent]]:
         """The inner provider's batches; after a 401 before any, the renewed provider's.

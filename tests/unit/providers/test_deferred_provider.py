@@ -60,3 +60,20 @@ async def test_closing_a_deferred_stream_early_frees_its_connection(model_reques
         events = await _collect(deferred, model_request)
 
     assert "".join(e.delta for e in events if isinstance(e, OutputTextDelta)) == "next"
+
+
+async def test_the_stand_ins_defer_mcp_tools_as_the_responses_provider_does() -> None:
+    # A first turn sent while the provider still loads (or under a ChatGPT sign-in) must offer
+    # `tool_search` with the MCP tools behind it, as every later turn does: the turn reads this.
+    from tether_server.providers.renewing import RenewingProvider
+
+    real = ResponsesProvider(_settings("http://127.0.0.1:9/v1"))
+
+    async def renew() -> None:
+        return None
+
+    try:
+        for provider in (DeferredProvider(lambda: real), RenewingProvider(real, renew)):
+            assert provider.client_tool_search is ResponsesProvider.client_tool_search is True
+    finally:
+        await real.aclose()
