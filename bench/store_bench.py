@@ -1,8 +1,9 @@
 """Store benchmark: thread/list and search latency at 100k threads, loading a 2,000-turn thread.
 
-Run: .venv/bin/python bench/store_bench.py [--threads 100000] [--repeat 20] [--path FILE]
-Builds the database through `SqliteThreadStore.commit` (one batch per thread, as the daemon
-writes), then prints median latencies. Targets: first page < 20 ms, search < 100 ms.
+Run: .venv/bin/python bench/store_bench.py [--threads 100000] [--repeat 20] [--path FILE | --store URL]
+Builds the database through the store's `commit` (one batch per thread, as the daemon writes),
+then prints median latencies. Targets: first page < 20 ms, search < 100 ms. `--store
+postgresql://…` measures the PostgreSQL store instead (an empty database: docs/fleet.md).
 """
 
 from __future__ import annotations
@@ -26,7 +27,10 @@ from tether_server.store.base import (
     ThreadRecord,
     TurnRecord,
 )
+from tether_server.store.postgres import PostgresThreadStore
 from tether_server.store.sqlite import SqliteThreadStore
+
+Store = SqliteThreadStore | PostgresThreadStore
 
 # Pseudo-words from syllables so that trigrams vary as in real text; sentences draw them Zipf-like
 # (low indexes are common), so search terms range from rare to very common.
@@ -106,7 +110,7 @@ async def median_ms(repeat: int, action: Callable[[], Awaitable[object]]) -> flo
     return statistics.median(samples)
 
 
-async def populate(store: SqliteThreadStore, count: int) -> float:
+async def populate(store: Store, count: int) -> float:
     rng = random.Random(7)
     start = time.perf_counter()
     for n in range(count):
@@ -114,7 +118,7 @@ async def populate(store: SqliteThreadStore, count: int) -> float:
     return time.perf_counter() - start
 
 
-async def add_long_thread(store: SqliteThreadStore, turns: int) -> str:
+async def add_long_thread(store: Store, turns: int) -> str:
     rng = random.Random(11)
     thread_id = "long-thread"
     record = ThreadRecord(thread_id, BASE_TIME, BASE_TIME, BASE_TIME, "/p", "m", "openai", preview="long")
@@ -132,7 +136,7 @@ async def add_long_thread(store: SqliteThreadStore, turns: int) -> str:
     return thread_id
 
 
-async def cursor_of_page(store: SqliteThreadStore, page_number: int) -> tuple[str | None, float]:
+async def cursor_of_page(store: Store, page_number: int) -> tuple[str | None, float]:
     """The cursor that fetches `page_number` (1-based), and how long walking there took."""
     cursor = None
     start = time.perf_counter()
@@ -141,7 +145,7 @@ async def cursor_of_page(store: SqliteThreadStore, page_number: int) -> tuple[st
     return cursor, time.perf_counter() - start
 
 
-async def measure(store: SqliteThreadStore, repeat: int, long_id: str) -> list[tuple[str, float]]:
+async def measure(store: Store, repeat: int, long_id: str) -> list[tuple[str, float]]:
     def listing(query: ThreadQuery) -> Callable[[], Awaitable[object]]:
         return lambda: store.list_threads(query)
 
@@ -184,9 +188,14 @@ async def main() -> None:
     parser.add_argument("--threads", type=int, default=100_000)
     parser.add_argument("--repeat", type=int, default=20)
     parser.add_argument("--path", type=Path, help="database file (default: a temporary one)")
+    parser.add_argument("--store", help="a postgresql:// URL of an empty database, in place of --path")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
-        store = SqliteThreadStore(args.path or Path(tmp) / "bench.db")
+        store: Store = (
+            PostgresThreadStore(args.store)
+            if args.store
+            else SqliteThreadStore(args.path or Path(tmp) / "bench.db")
+        )
         await store.open()
         try:
             seconds = await populate(store, args.threads)

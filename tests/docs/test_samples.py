@@ -26,6 +26,7 @@ NOT_RUN = [
     ("docs/clients/typescript.md", "TypeScript; tests/e2e/test_node_sdk.py runs the SDK"),
     ("docs/exec.md", "a usage synopsis, not a command"),
     ("docs/exec.md", "TypeScript; tests/e2e/test_node_sdk.py runs the SDK"),
+    ("docs/fleet.md", "needs a container engine (none on this machine)"),
     ("docs/operations.md", "needs a systemd user session"),
     ("docs/operations.md", "a Prometheus configuration file"),
     ("packaging/container/README.md", "needs a container runtime (none on this machine)"),

@@ -37,8 +37,10 @@ _HOLDER = """
 SELECT node_id, epoch, renewed_at, GREATEST(0, EXTRACT(EPOCH FROM expires_at - now()))
 FROM thread_leases WHERE thread_id = %s AND expires_at > now()"""
 _RENEW = """
-UPDATE thread_leases SET renewed_at = now(), expires_at = now() + %s * interval '1 second'
-WHERE thread_id = %s AND node_id = %s AND epoch = %s"""
+UPDATE thread_leases AS l SET renewed_at = now(), expires_at = now() + %s * interval '1 second'
+FROM unnest(%s::text[], %s::bigint[]) AS m(thread_id, epoch)
+WHERE l.thread_id = m.thread_id COLLATE "C" AND l.epoch = m.epoch AND l.node_id = %s
+RETURNING l.thread_id"""
 _BEAT = """
 INSERT INTO fleet_nodes AS f (node_id, address, started_at, heartbeat_at, expires_at)
 VALUES (%(n)s, NULL, now(), now(), now() + %(d)s * interval '1 second')
@@ -125,17 +127,20 @@ class Leases:
 
     async def renew(self) -> list[str]:
         """Extend every lease held here and beat the node's heart; returns the threads lost."""
-        lost: list[str] = []
+        held = [(thread_id, epoch) for thread_id, epoch in self.fence.items() if epoch > 0]
         async with self._transaction() as conn:
             await self._bound(conn)
             await conn.execute(_BEAT, {"n": self.node_id, "d": self.duration_s})
-            for thread_id, epoch in list(self.fence.items()):
-                if epoch <= 0:
-                    continue
-                cur = await conn.execute(_RENEW, (self.duration_s, thread_id, self.node_id, epoch))
-                if cur.rowcount == 0:
-                    self.fence[thread_id] = LOST
-                    lost.append(thread_id)
+            # One statement for every lease: a node holding thousands renews in one round trip.
+            ids, epochs = [t for t, _ in held], [e for _, e in held]
+            cur = await conn.execute(_RENEW, (self.duration_s, ids, epochs, self.node_id))
+            renewed = {str(row[0]) for row in await cur.fetchall()}
+        lost: list[str] = []
+        for thread_id, epoch in held:
+            # Released or claimed again meanwhile: this round's answer is not about that lease.
+            if thread_id not in renewed and self.fence.get(thread_id) == epoch:
+                self.fence[thread_id] = LOST
+                lost.append(thread_id)
         return lost
 
     async def release(self, thread_id: str) -> None:
