@@ -12,7 +12,8 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from tests.support.appserver import AppServer
+from tests.support.appserver import AppServer, mock_provider_args
+from tether_testing.fake_responses import FakeResponsesServer
 
 # What the daemon must not import to serve initialize + thread/start (and shut down): each is
 # loaded by the request or listener that needs it (MCP servers, WebSocket and fleet listeners,
@@ -56,7 +57,7 @@ sys.addaudithook(_record)
 
 
 async def test_the_first_thread_start_loads_no_library_that_only_later_requests_use(
-    tmp_path: Path, workdir: Path
+    tmp_path: Path, workdir: Path, fake_model: FakeResponsesServer
 ) -> None:
     hook = tmp_path / "hook"
     hook.mkdir()
@@ -64,7 +65,8 @@ async def test_the_first_thread_start_loads_no_library_that_only_later_requests_
     log = tmp_path / "imports.log"
     path = os.pathsep.join(p for p in (str(hook), os.environ.get("PYTHONPATH", "")) if p)
     env = {"PYTHONPATH": path, "TETHER_TEST_IMPORT_LOG": str(log)}
-    server = await AppServer.start(tmp_path / "home", env=env)
+    # The fake model's address: whatever the daemon may contact stays on loopback.
+    server = await AppServer.start(tmp_path / "home", mock_provider_args(fake_model.base_url), env=env)
     await server.initialize()
     started = await server.request("thread/start", {"cwd": str(workdir)})
     assert started["thread"]["cwd"] == str(workdir)
