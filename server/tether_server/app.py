@@ -17,7 +17,7 @@ from tether_server import __version__, log, metrics, telemetry, warm_up
 from tether_server.auth import Credentials
 from tether_server.config import Config, LoadedConfig, prepare_home
 from tether_server.config.model import OtelExporter
-from tether_server.core import compaction, web_search
+from tether_server.core import compaction, shell_snapshot, web_search
 from tether_server.core.execpolicy import RULES_DIR, ExecRules
 from tether_server.core.ids import now_s
 from tether_server.core.session import SessionDeps
@@ -283,6 +283,7 @@ class App:
             context_window=cfg.model_context_window or compaction.DEFAULT_CONTEXT_WINDOW,
             auto_compact_token_limit=cfg.model_auto_compact_token_limit,
             allow_login_shell=cfg.allow_login_shell,
+            shell_snapshots=shell_snapshot.for_config(self.home, cfg.features, cfg.allow_login_shell),
             gate=SandboxGate(capability, [*private, *host]),
             private_paths=tuple(private),
             hidden_paths=tuple(host),

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import time
 from pathlib import Path
 from typing import Any
@@ -12,6 +13,7 @@ from tether_server.core import tool_specs as specs
 from tether_server.core.approval import ask_once
 from tether_server.core.exec_plan import plan_exec
 from tether_server.core.ids import now_ms
+from tether_server.core.shell_snapshot import open_snapshot
 from tether_server.core.toolbox import Tool, ToolArgumentError, ToolCall, ToolContext, ToolOutput
 from tether_server.core.view_image import view_image
 from tether_server.errors import SandboxError, TetherError
@@ -131,6 +133,28 @@ async def _run_command(
     sandboxed: bool,
     announce: bool,
 ) -> ToolOutput:
+    # A login shell's profile comes from the thread's snapshot when there is one (shell_snapshot.py).
+    run_argv, snapshot_fd = await open_snapshot(ctx.shell_snapshots, ctx.thread_id, argv, ctx.cwd, ctx.env)
+    fds = () if snapshot_fd is None else (snapshot_fd,)
+    try:
+        return await _spawn(ctx, item, cmd, cwd, run_argv, args, process_id, fds, sandboxed, announce)
+    finally:
+        if snapshot_fd is not None:
+            os.close(snapshot_fd)
+
+
+async def _spawn(
+    ctx: ToolContext,
+    item: items.CommandExecution,
+    cmd: str,
+    cwd: Path,
+    argv: list[str],
+    args: dict[str, Any],
+    process_id: int,
+    extra_fds: tuple[int, ...],
+    sandboxed: bool,
+    announce: bool,
+) -> ToolOutput:
     call_id = item.id
     started = time.monotonic()
     try:
@@ -159,7 +183,7 @@ async def _run_command(
         tty=bool(args.get("tty", False)),
         yield_time_ms=_int_arg(args, "yield_time_ms", 10_000) or 10_000,
         max_output_tokens=_int_arg(args, "max_output_tokens", None),
-        pass_fds=prepared.pass_fds,
+        pass_fds=(*prepared.pass_fds, *extra_fds),
         on_exit=prepared.cleanup,
         label=cmd,
         item_id=call_id,

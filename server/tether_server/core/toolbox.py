@@ -22,6 +22,7 @@ from tether_server.core.approval import Ask
 from tether_server.core.execpolicy import ExecRules
 from tether_server.core.hooks import TurnHooks
 from tether_server.core.ports import EventSink
+from tether_server.core.shell_snapshot import ShellSnapshots
 from tether_server.sandbox.runner import PreparedCommand
 from tether_server.tools.exec.sessions import ProcessSessions
 
@@ -171,6 +172,8 @@ class ToolContext:
     session_items: dict[int, str] = field(default_factory=dict)
     exec_rules: ExecRules | None = None
     allow_login_shell: bool = True
+    shell_snapshots: ShellSnapshots | None = None
+    """The daemon's login-shell snapshots (None: `features.shell_snapshot` off, or no login shell)."""
     # Never written by a patch, even when approved (the daemon's home, sockets, tokens).
     private_paths: tuple[Path, ...] = ()
     # Hidden from commands but not the daemon's (credential stores): a patch there needs approval.

@@ -29,6 +29,7 @@ from tether_server.core.turn_scope import ActiveTurn, TurnScope
 from tether_server.errors import ConfigError, ProviderError, TetherError
 from tether_server.providers.base import ModelRequest
 from tether_server.store.base import TurnRecord
+from tether_server.tools.exec.shell import default_shell
 
 _log = log.get("tether.core.session")
 
@@ -74,6 +75,10 @@ def turn_record(
 async def run_turn(session: TurnScope, turn: ActiveTurn, work: TurnWork) -> None:
     """The turn task: always ends with `TurnCompleted` (completed, interrupted or failed)."""
     metrics.turn_started()
+    if session.deps.shell_snapshots is not None:
+        # Made while the model thinks about its first command, as Codex makes it at thread start.
+        shell, cwd = default_shell(), Path(session.settings.cwd)
+        session.deps.shell_snapshots.warm(session.thread_id, shell, cwd, _command_env(session))
     with telemetry.span("turn", {"tether.thread_id": session.thread_id, "tether.turn_id": turn.id}) as span:
         status, error, final = await _run_turn_work(session, turn, work)
         span.set({"tether.turn.status": status})
@@ -283,6 +288,11 @@ async def _record_user_input(session: TurnScope, turn: ActiveTurn, hooks: TurnHo
     return blocked_any and not recorded
 
 
+def _command_env(session: TurnScope) -> dict[str, str]:
+    thread_id = session.thread_id
+    return {**session.deps.env, "CODEX_THREAD_ID": thread_id, "TETHER_THREAD_ID": thread_id}
+
+
 def _tool_context(
     session: TurnScope, turn: ActiveTurn, tools: ToolRegistry, hooks: TurnHooks | None = None
 ) -> ToolContext:
@@ -294,7 +304,7 @@ def _tool_context(
         sandbox_policy=settings.sandbox_policy,
         sink=session.sink,
         processes=session.processes,
-        env={**deps.env, "CODEX_THREAD_ID": thread_id, "TETHER_THREAD_ID": thread_id},
+        env=_command_env(session),
         gate=deps.gate,
         record_item=lambda item: session.recorder.item(turn.id, item),
         registry=tools,
@@ -303,6 +313,7 @@ def _tool_context(
         set_flags=session.set_flags,
         approved_for_session=session.approved_for_session,
         allow_login_shell=deps.allow_login_shell,
+        shell_snapshots=deps.shell_snapshots,
         exec_rules=deps.exec_rules,
         private_paths=deps.private_paths,
         hidden_paths=deps.hidden_paths,

@@ -26,6 +26,7 @@ from tether_server.core.items import ThreadItem
 from tether_server.core.ports import ApprovalPort, EventSink
 from tether_server.core.recorder import ThreadRecorder
 from tether_server.core.settings import TurnSettings
+from tether_server.core.shell_snapshot import ShellSnapshots
 from tether_server.core.toolbox import CommandGate
 from tether_server.core.usage import UsageTracker
 from tether_server.tools.exec.sessions import ProcessSessions
@@ -48,6 +49,7 @@ class SessionDeps:
     exec_rules: ExecRules | None = None
     auto_compact_token_limit: int | None = None
     allow_login_shell: bool = True
+    shell_snapshots: ShellSnapshots | None = None
     private_paths: tuple[Path, ...] = ()
     hidden_paths: tuple[Path, ...] = ()
     web_search: str = "disabled"  # live | cached | disabled: the provider's hosted search

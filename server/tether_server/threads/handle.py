@@ -232,6 +232,8 @@ class ThreadHandle:
 
     async def close_processes(self) -> None:
         await self._s.processes.close()
+        if self._s.deps.shell_snapshots is not None:
+            self._s.deps.shell_snapshots.drop(self._s.thread_id)
 
     async def end_session(self) -> None:
         """The thread's SessionEnd hooks, as it is unloaded."""
