@@ -9,7 +9,8 @@ listed in `UNIMPLEMENTED`, and a handler for a method the table does not have.
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
-from typing import TypeVar
+from pathlib import Path
+from typing import TYPE_CHECKING, TypeVar
 
 from tether_protocol import methods as m
 from tether_protocol import methods_accounts as macc
@@ -25,47 +26,54 @@ from tether_protocol import methods_skills as msk
 from tether_protocol import methods_timeline as mtl
 from tether_protocol.common import WireModel
 from tether_protocol.spec import MethodSpec
-from tether_server.processor.methods import (
-    account,
-    account_extras,
-    account_limits,
-    apps,
-    background_terminals,
-    command,
-    config,
-    experimental_feature,
-    external_agent,
-    feedback,
-    fs,
-    fuzzy,
-    hooks,
-    initialize,
-    marketplace,
-    mcp,
-    mcp_oauth,
-    model,
-    model_provider,
-    model_provider_write,
-    plugin,
-    process,
-    project,
-    review,
-    skills,
-    thread,
-    thread_attachment,
-    thread_extras,
-    thread_goal,
-    thread_guardian,
-    thread_history,
-    thread_metadata,
-    thread_queue,
-    thread_section,
-    thread_timeline,
-    turn,
-)
+from tether_server.processor.lazy_handlers import lazy_modules
 from tether_server.processor.state import ServerState
 from tether_server.rpc.context import Deferred, RequestContext
 from tether_server.rpc.routes import AnyRoute, Route
+
+# The handler modules load with the first request of one of their methods (lazy_handlers): mypy
+# checks each `_route` against the real module, the daemon binds a stand-in until the first call.
+if TYPE_CHECKING:
+    from tether_server.processor.methods import (
+        account,
+        account_extras,
+        account_limits,
+        apps,
+        background_terminals,
+        command,
+        config,
+        experimental_feature,
+        external_agent,
+        feedback,
+        fs,
+        fuzzy,
+        hooks,
+        initialize,
+        marketplace,
+        mcp,
+        mcp_oauth,
+        model,
+        model_provider,
+        model_provider_write,
+        plugin,
+        process,
+        project,
+        review,
+        skills,
+        thread,
+        thread_attachment,
+        thread_extras,
+        thread_goal,
+        thread_guardian,
+        thread_history,
+        thread_metadata,
+        thread_queue,
+        thread_section,
+        thread_timeline,
+        turn,
+    )
+else:
+    globals().update(lazy_modules("tether_server.processor.methods", str(Path(__file__).parent / "methods")))
 
 P = TypeVar("P", bound=WireModel)
 R = TypeVar("R", bound=WireModel)
