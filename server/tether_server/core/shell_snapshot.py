@@ -72,7 +72,12 @@ class ShellSnapshots:
         task = self._tasks.get((thread_id, shell))
         if task is None:
             return None
-        path = await asyncio.shield(task)
+        try:
+            path = await asyncio.shield(task)
+        except asyncio.CancelledError:
+            if not task.cancelled():
+                raise
+            return None  # the thread was unloaded meanwhile
         return path if path is not None and path.exists() else None
 
     def drop(self, thread_id: str) -> None:
@@ -95,22 +100,22 @@ class ShellSnapshots:
                 path.unlink(missing_ok=True)
 
     async def _take(self, thread_id: str, shell: str, cwd: Path, env: dict[str, str]) -> Path | None:
-        self.directory.mkdir(mode=0o700, parents=True, exist_ok=True)
         base = self.directory / f"{thread_id}.{os.getpid()}.{Path(shell).name}"
         try:
+            self.directory.mkdir(mode=0o700, parents=True, exist_ok=True)
             body = await self._run_profile(shell, cwd, env, base)
-        except asyncio.CancelledError:
-            _discard(base)
-            raise
-        if body is None:
-            _discard(base)
+            if body is None:
+                return None
+            target = base.with_name(base.name + ".sh")
+            fd = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+            with os.fdopen(fd, "w") as out:
+                out.write(body)
+            return target
+        except OSError as exc:  # a full disk or an unwritable home: commands keep the login shell
+            _log.warning("shell_snapshot.failed", shell=shell, error=str(exc))
             return None
-        target = base.with_name(base.name + ".sh")
-        fd = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-        with os.fdopen(fd, "w") as out:
-            out.write(body)
-        _discard(base)
-        return target
+        finally:
+            _discard(base)
 
     async def _run_profile(self, shell: str, cwd: Path, env: dict[str, str], base: Path) -> str | None:
         try:
@@ -129,11 +134,12 @@ class ShellSnapshots:
             _log.warning("shell_snapshot.timed_out", shell=shell, timeout_s=self.timeout_s)
             status = None
         finally:
-            # The profile may have left children (agents, daemons it starts); they are the
-            # snapshot's, and it is over.
-            with contextlib.suppress(ProcessLookupError, PermissionError):
-                os.killpg(proc.pid, signal.SIGKILL)
             if proc.returncode is None:
+                # Abandoned (bound, thread unloaded): the whole group, so a hung `sleep` or
+                # `nvm` the profile started does not outlive it. A profile that finished keeps
+                # what it started in the background, as a login shell would.
+                with contextlib.suppress(ProcessLookupError, PermissionError):
+                    os.killpg(proc.pid, signal.SIGKILL)
                 await proc.wait()
         if status != 0:
             if status is not None:
