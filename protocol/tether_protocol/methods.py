@@ -8,6 +8,8 @@ params and result models, so that the server binds handlers to it with a static 
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from tether_protocol import methods_accounts as _accounts
 from tether_protocol import methods_desktop as _desktop
 from tether_protocol import methods_goals as _goals
@@ -19,25 +21,42 @@ from tether_protocol import methods_sections as _sections
 from tether_protocol import methods_settings as _settings
 from tether_protocol import methods_skills as _skills
 from tether_protocol import methods_timeline as _timeline
+from tether_protocol import methods_workspace as _workspace
 from tether_protocol.common import EmptyParams, EmptyResult
+from tether_protocol.lazy_models import models
 from tether_protocol.server_methods import SERVER_NOTIFICATIONS as SERVER_NOTIFICATIONS
 from tether_protocol.server_methods import SERVER_REQUESTS as SERVER_REQUESTS
 from tether_protocol.spec import AnyMethodSpec, MethodSpec
-from tether_protocol.v2 import account as acct
-from tether_protocol.v2 import collaboration as collab
-from tether_protocol.v2 import command as cmd
-from tether_protocol.v2 import config as cfg
-from tether_protocol.v2 import fs, mcp
-from tether_protocol.v2 import fuzzy as fz
-from tether_protocol.v2 import model as mdl
-from tether_protocol.v2 import review_mode as rm
-from tether_protocol.v2 import thread_admin as ta
-from tether_protocol.v2 import thread_extras as tx
-from tether_protocol.v2 import thread_history as th
-from tether_protocol.v2 import thread_lifecycle as tl
-from tether_protocol.v2 import turn as tu
-from tether_protocol.v2 import workspace as ws
 from tether_protocol.v2.initialize import InitializeParams, InitializeResponse
+
+# The models load on first use (lazy_models); mypy reads the real modules.
+if TYPE_CHECKING:
+    from tether_protocol.v2 import account as acct
+    from tether_protocol.v2 import collaboration as collab
+    from tether_protocol.v2 import command as cmd
+    from tether_protocol.v2 import config as cfg
+    from tether_protocol.v2 import fs, mcp
+    from tether_protocol.v2 import model as mdl
+    from tether_protocol.v2 import thread_admin as ta
+    from tether_protocol.v2 import thread_extras as tx
+    from tether_protocol.v2 import thread_history as th
+    from tether_protocol.v2 import thread_lifecycle as tl
+    from tether_protocol.v2 import turn as tu
+    from tether_protocol.v2 import workspace as ws
+else:
+    acct = models("tether_protocol.v2.account")
+    collab = models("tether_protocol.v2.collaboration")
+    cmd = models("tether_protocol.v2.command")
+    cfg = models("tether_protocol.v2.config")
+    fs = models("tether_protocol.v2.fs")
+    mcp = models("tether_protocol.v2.mcp")
+    mdl = models("tether_protocol.v2.model")
+    ta = models("tether_protocol.v2.thread_admin")
+    tx = models("tether_protocol.v2.thread_extras")
+    th = models("tether_protocol.v2.thread_history")
+    tl = models("tether_protocol.v2.thread_lifecycle")
+    tu = models("tether_protocol.v2.turn")
+    ws = models("tether_protocol.v2.workspace")
 
 _T = "thread_id"
 
@@ -319,70 +338,13 @@ MCP_SERVER_RESOURCE_READ = MethodSpec(
     doc="Read a resource of an MCP server.",
 )
 
-FS_WRITE_FILE = MethodSpec(
-    "fs/writeFile", fs.FsWriteFileParams, fs.FsWriteFileResponse, doc="Replace a file's content (atomic)."
-)
-FS_CREATE_DIRECTORY = MethodSpec(
-    "fs/createDirectory",
-    fs.FsCreateDirectoryParams,
-    fs.FsCreateDirectoryResponse,
-    doc="Create a directory (and its parents).",
-)
-FS_GET_METADATA = MethodSpec(
-    "fs/getMetadata", fs.FsGetMetadataParams, fs.FsGetMetadataResponse, doc="Kind and times of a path."
-)
-FS_READ_DIRECTORY = MethodSpec(
-    "fs/readDirectory", fs.FsReadDirectoryParams, fs.FsReadDirectoryResponse, doc="A directory's children."
-)
-FS_REMOVE = MethodSpec(
-    "fs/remove", fs.FsRemoveParams, fs.FsRemoveResponse, doc="Remove a file or tree (symlinks not followed)."
-)
-FS_COPY = MethodSpec("fs/copy", fs.FsCopyParams, fs.FsCopyResponse, doc="Copy a file or tree.")
-FS_WATCH = MethodSpec(
-    "fs/watch", fs.FsWatchParams, fs.FsWatchResponse, doc="Send this connection `fs/changed` for a path."
-)
-FS_UNWATCH = MethodSpec("fs/unwatch", fs.FsUnwatchParams, fs.FsUnwatchResponse, doc="Stop a watch.")
-FUZZY_FILE_SEARCH = MethodSpec(
-    "fuzzyFileSearch",
-    fz.FuzzyFileSearchParams,
-    fz.FuzzyFileSearchResponse,
-    doc="Fuzzy-match file paths under roots (honours .gitignore).",
-)
-FUZZY_FILE_SEARCH_SESSION_START = MethodSpec(
-    "fuzzyFileSearch/sessionStart",
-    fz.FuzzyFileSearchSessionStartParams,
-    fz.FuzzyFileSearchSessionStartResponse,
-    experimental=True,
-    doc="Index roots once for a search session (experimental).",
-)
-FUZZY_FILE_SEARCH_SESSION_UPDATE = MethodSpec(
-    "fuzzyFileSearch/sessionUpdate",
-    fz.FuzzyFileSearchSessionUpdateParams,
-    fz.FuzzyFileSearchSessionUpdateResponse,
-    experimental=True,
-    doc="A new query for a session; answered by notifications (experimental).",
-)
-FUZZY_FILE_SEARCH_SESSION_STOP = MethodSpec(
-    "fuzzyFileSearch/sessionStop",
-    fz.FuzzyFileSearchSessionStopParams,
-    fz.FuzzyFileSearchSessionStopResponse,
-    experimental=True,
-    doc="End a search session (experimental).",
-)
-REVIEW_START = MethodSpec(
-    "review/start",
-    rm.ReviewStartParams,
-    rm.ReviewStartResponse,
-    scope=_T,
-    doc="Review changes (working tree, branch, commit or custom) in a turn of the thread.",
-)
-
 # Every client method above and in methods_settings, methods_goals and methods_sections, in the
 # order defined: a new method is one constant, nothing more.
 CLIENT_METHODS: dict[str, AnyMethodSpec] = {
     spec.name: spec
     for spec in [
         *globals().values(),
+        *vars(_workspace).values(),
         *vars(_settings).values(),
         *vars(_goals).values(),
         *vars(_processes).values(),

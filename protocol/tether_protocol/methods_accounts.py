@@ -4,11 +4,21 @@ Windows sandbox, MCP OAuth login, the provider form and the import from other ag
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from tether_protocol.common import EmptyParams
+from tether_protocol.lazy_models import models
 from tether_protocol.spec import MethodSpec
-from tether_protocol.v2 import account_extras as ax
-from tether_protocol.v2 import external_agent as xa
-from tether_protocol.v2 import model_provider_write as mw
+
+# The models load on first use (lazy_models); mypy reads the real modules.
+if TYPE_CHECKING:
+    from tether_protocol.v2 import account_extras as ax
+    from tether_protocol.v2 import external_agent as xa
+    from tether_protocol.v2 import model_provider_write as mw
+else:
+    ax = models("tether_protocol.v2.account_extras")
+    xa = models("tether_protocol.v2.external_agent")
+    mw = models("tether_protocol.v2.model_provider_write")
 
 ACCOUNT_GATEWAY_OAUTH_READ = MethodSpec(
     "account/gatewayOAuth/read",

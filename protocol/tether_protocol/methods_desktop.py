@@ -3,8 +3,16 @@ the automatic reviewer denied. `methods.CLIENT_METHODS` takes every spec of this
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
+from tether_protocol.lazy_models import models
 from tether_protocol.spec import MethodSpec
-from tether_protocol.v2 import thread_desktop as td
+
+# The models load on first use (lazy_models); mypy reads the real modules.
+if TYPE_CHECKING:
+    from tether_protocol.v2 import thread_desktop as td
+else:
+    td = models("tether_protocol.v2.thread_desktop")
 
 _T = "thread_id"
 

@@ -3,8 +3,16 @@ this module too."""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
+from tether_protocol.lazy_models import models
 from tether_protocol.spec import MethodSpec
-from tether_protocol.v2 import thread_goal as tg
+
+# The models load on first use (lazy_models); mypy reads the real modules.
+if TYPE_CHECKING:
+    from tether_protocol.v2 import thread_goal as tg
+else:
+    tg = models("tether_protocol.v2.thread_goal")
 
 _T = "thread_id"
 

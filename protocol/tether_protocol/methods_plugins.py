@@ -3,10 +3,19 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from tether_protocol.common import EmptyResult
+from tether_protocol.lazy_models import models
 from tether_protocol.spec import MethodSpec
-from tether_protocol.v2 import apps as ap
-from tether_protocol.v2 import plugins as pl
+
+# The models load on first use (lazy_models); mypy reads the real modules.
+if TYPE_CHECKING:
+    from tether_protocol.v2 import apps as ap
+    from tether_protocol.v2 import plugins as pl
+else:
+    ap = models("tether_protocol.v2.apps")
+    pl = models("tether_protocol.v2.plugins")
 
 MARKETPLACE_ADD = MethodSpec(
     "marketplace/add",

@@ -3,9 +3,18 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
+from tether_protocol.lazy_models import models
 from tether_protocol.spec import MethodSpec
-from tether_protocol.v2 import process as pr
-from tether_protocol.v2 import thread_extras as tx
+
+# The models load on first use (lazy_models); mypy reads the real modules.
+if TYPE_CHECKING:
+    from tether_protocol.v2 import process as pr
+    from tether_protocol.v2 import thread_extras as tx
+else:
+    pr = models("tether_protocol.v2.process")
+    tx = models("tether_protocol.v2.thread_extras")
 
 _T = "thread_id"
 

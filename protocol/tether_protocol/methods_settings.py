@@ -3,12 +3,23 @@ limits and feedback. `methods.CLIENT_METHODS` takes every spec of this module to
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from tether_protocol.common import EmptyParams
+from tether_protocol.lazy_models import models
 from tether_protocol.spec import MethodSpec
-from tether_protocol.v2 import account_limits as al
-from tether_protocol.v2 import experimental_feature as xf
-from tether_protocol.v2 import feedback as fb
-from tether_protocol.v2 import model_provider as mp
+
+# The models load on first use (lazy_models); mypy reads the real modules.
+if TYPE_CHECKING:
+    from tether_protocol.v2 import account_limits as al
+    from tether_protocol.v2 import experimental_feature as xf
+    from tether_protocol.v2 import feedback as fb
+    from tether_protocol.v2 import model_provider as mp
+else:
+    al = models("tether_protocol.v2.account_limits")
+    xf = models("tether_protocol.v2.experimental_feature")
+    fb = models("tether_protocol.v2.feedback")
+    mp = models("tether_protocol.v2.model_provider")
 
 MODEL_PROVIDER_LIST = MethodSpec(
     "modelProvider/list",

@@ -3,8 +3,16 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
+from tether_protocol.lazy_models import models
 from tether_protocol.spec import MethodSpec
-from tether_protocol.v2 import skills as sk
+
+# The models load on first use (lazy_models); mypy reads the real modules.
+if TYPE_CHECKING:
+    from tether_protocol.v2 import skills as sk
+else:
+    sk = models("tether_protocol.v2.skills")
 
 SKILLS_EXTRA_ROOTS_SET = MethodSpec(
     "skills/extraRoots/set",

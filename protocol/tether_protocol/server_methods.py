@@ -5,24 +5,49 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
+from tether_protocol.lazy_models import models
 from tether_protocol.spec import AnyNotificationSpec, NotificationSpec, ServerRequestSpec
-from tether_protocol.v2 import account as acct
-from tether_protocol.v2 import account_extras as ax
-from tether_protocol.v2 import approvals as ap
-from tether_protocol.v2 import command as cmd
-from tether_protocol.v2 import external_agent as xa
-from tether_protocol.v2 import fs, mcp
-from tether_protocol.v2 import fuzzy as fz
-from tether_protocol.v2 import hooks as hk
-from tether_protocol.v2 import notifications as n
-from tether_protocol.v2 import process as pr
-from tether_protocol.v2 import project as pj
-from tether_protocol.v2 import review as rv
-from tether_protocol.v2 import skills as sk
-from tether_protocol.v2 import thread_desktop as td
-from tether_protocol.v2 import thread_extras as tx
-from tether_protocol.v2 import thread_goal as tg
-from tether_protocol.v2 import thread_section as ts
+
+# The models load on first use (lazy_models); mypy reads the real modules.
+if TYPE_CHECKING:
+    from tether_protocol.v2 import account as acct
+    from tether_protocol.v2 import account_extras as ax
+    from tether_protocol.v2 import approvals as ap
+    from tether_protocol.v2 import command as cmd
+    from tether_protocol.v2 import external_agent as xa
+    from tether_protocol.v2 import fs, mcp
+    from tether_protocol.v2 import fuzzy as fz
+    from tether_protocol.v2 import hooks as hk
+    from tether_protocol.v2 import notifications as n
+    from tether_protocol.v2 import process as pr
+    from tether_protocol.v2 import project as pj
+    from tether_protocol.v2 import review as rv
+    from tether_protocol.v2 import skills as sk
+    from tether_protocol.v2 import thread_desktop as td
+    from tether_protocol.v2 import thread_extras as tx
+    from tether_protocol.v2 import thread_goal as tg
+    from tether_protocol.v2 import thread_section as ts
+else:
+    acct = models("tether_protocol.v2.account")
+    ax = models("tether_protocol.v2.account_extras")
+    ap = models("tether_protocol.v2.approvals")
+    cmd = models("tether_protocol.v2.command")
+    xa = models("tether_protocol.v2.external_agent")
+    fs = models("tether_protocol.v2.fs")
+    mcp = models("tether_protocol.v2.mcp")
+    fz = models("tether_protocol.v2.fuzzy")
+    hk = models("tether_protocol.v2.hooks")
+    n = models("tether_protocol.v2.notifications")
+    pr = models("tether_protocol.v2.process")
+    pj = models("tether_protocol.v2.project")
+    rv = models("tether_protocol.v2.review")
+    sk = models("tether_protocol.v2.skills")
+    td = models("tether_protocol.v2.thread_desktop")
+    tx = models("tether_protocol.v2.thread_extras")
+    tg = models("tether_protocol.v2.thread_goal")
+    ts = models("tether_protocol.v2.thread_section")
 
 # One constant per notification: senders name the constant, and its params model types them.
 THREAD_STARTED = NotificationSpec(

@@ -2,16 +2,15 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import Any, Generic, TypeVar
 
 from tether_protocol.common import WireModel
+from tether_protocol.lazy_models import resolved
 
 P = TypeVar("P", bound=WireModel)
 R = TypeVar("R", bound=WireModel)
 
 
-@dataclass(frozen=True)
 class MethodSpec(Generic[P, R]):
     """A client→server request method: params model `P` in, result model `R` out.
 
@@ -20,34 +19,75 @@ class MethodSpec(Generic[P, R]):
     `scope` names the params attribute (Python name) whose value serialises requests: every
     request carrying the same value runs FIFO across all connections (Codex keys on `threadId`).
     `experimental_fields` are wire names of params fields that need `experimentalApi`.
+    The table may give the models as `lazy_models` stand-ins: `params` and `result` import them
+    the first time they are read.
     """
 
-    name: str
-    params: type[P]
-    result: type[R]
-    scope: str | None = None
-    experimental: bool = False
-    experimental_fields: frozenset[str] = field(default_factory=frozenset)
-    doc: str = ""
+    __slots__ = ("_params", "_result", "doc", "experimental", "experimental_fields", "name", "scope")
+
+    def __init__(
+        self,
+        name: str,
+        params: type[P],
+        result: type[R],
+        scope: str | None = None,
+        experimental: bool = False,
+        experimental_fields: frozenset[str] = frozenset(),
+        doc: str = "",
+    ) -> None:
+        self.name = name
+        self._params = params
+        self._result = result
+        self.scope = scope
+        self.experimental = experimental
+        self.experimental_fields = experimental_fields
+        self.doc = doc
+
+    @property
+    def params(self) -> type[P]:
+        model: type[P] = resolved(self._params)
+        self._params = model
+        return model
+
+    @property
+    def result(self) -> type[R]:
+        model: type[R] = resolved(self._result)
+        self._result = model
+        return model
+
+    def __repr__(self) -> str:
+        return f"MethodSpec({self.name!r})"
 
 
 AnyMethodSpec = MethodSpec[Any, Any]
 
 
-@dataclass(frozen=True)
 class NotificationSpec(Generic[P]):
     """A server→client notification: its name bound to its params model `P`.
 
     Senders take the spec and a `P` (or a `WireParams[P]`), so that under mypy a notification
     cannot go out with another notification's params. `broadcast` notifications reach every
     initialized connection, subscribed to their thread or not (protocol §9 "B"); the others go
-    to the thread's subscribers, or to the one connection the sender names.
+    to the thread's subscribers, or to the one connection the sender names. The params model
+    may be given as a `lazy_models` stand-in, imported when `params` is first read.
     """
 
-    name: str
-    params: type[P]
-    broadcast: bool = False
-    doc: str = ""
+    __slots__ = ("_params", "broadcast", "doc", "name")
+
+    def __init__(self, name: str, params: type[P], broadcast: bool = False, doc: str = "") -> None:
+        self.name = name
+        self._params = params
+        self.broadcast = broadcast
+        self.doc = doc
+
+    @property
+    def params(self) -> type[P]:
+        model: type[P] = resolved(self._params)
+        self._params = model
+        return model
+
+    def __repr__(self) -> str:
+        return f"NotificationSpec({self.name!r})"
 
 
 AnyNotificationSpec = NotificationSpec[Any]
@@ -65,11 +105,28 @@ class WireParams(dict[str, Any], Generic[P]):
     __slots__ = ()
 
 
-@dataclass(frozen=True)
 class ServerRequestSpec:
-    """A server→client request (approvals and the like)."""
+    """A server→client request (approvals and the like); models as for `MethodSpec`."""
 
-    name: str
-    params: type[WireModel]
-    result: type[WireModel]
-    doc: str = ""
+    __slots__ = ("_params", "_result", "doc", "name")
+
+    def __init__(self, name: str, params: type[WireModel], result: type[WireModel], doc: str = "") -> None:
+        self.name = name
+        self._params = params
+        self._result = result
+        self.doc = doc
+
+    @property
+    def params(self) -> type[WireModel]:
+        model: type[WireModel] = resolved(self._params)
+        self._params = model
+        return model
+
+    @property
+    def result(self) -> type[WireModel]:
+        model: type[WireModel] = resolved(self._result)
+        self._result = model
+        return model
+
+    def __repr__(self) -> str:
+        return f"ServerRequestSpec({self.name!r})"

@@ -38,7 +38,7 @@ NOT_AT_START = (
 )
 
 # Tether's own modules that serve only other method families: their handlers (and, with them, the
-# machinery those pull in) load with the first request of one of their methods.
+# machinery those pull in) and their wire models load with the first request of one of their methods.
 OURS_NOT_AT_START = (
     "tether_server.processor.methods.plugin",
     "tether_server.processor.methods.marketplace",
@@ -46,6 +46,13 @@ OURS_NOT_AT_START = (
     "tether_server.processor.methods.fs",
     "tether_server.processor.methods.thread_queue",
     "tether_server.processor.methods.project",
+    # The method table names its models; they load with the first request or notification using them.
+    "tether_protocol.v2.plugins",
+    "tether_protocol.v2.apps",
+    "tether_protocol.v2.fuzzy",
+    "tether_protocol.v2.thread_timeline",
+    "tether_protocol.v2.external_agent",
+    "tether_protocol.v2.config",
 )
 
 _HOOK = """\

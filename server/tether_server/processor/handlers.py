@@ -24,6 +24,7 @@ from tether_protocol import methods_sections as msec
 from tether_protocol import methods_settings as ms
 from tether_protocol import methods_skills as msk
 from tether_protocol import methods_timeline as mtl
+from tether_protocol import methods_workspace as mws
 from tether_protocol.common import WireModel
 from tether_protocol.spec import MethodSpec
 from tether_server.processor.lazy_handlers import lazy_modules
@@ -101,19 +102,19 @@ def build_routes(state: ServerState) -> dict[str, AnyRoute]:
         _route(state, m.CONFIG_READ, config.config_read),
         _route(state, m.MODEL_LIST, model.model_list),
         _route(state, m.FS_READ_FILE, fs.read_file),
-        _route(state, m.FS_WRITE_FILE, fs.write_file),
-        _route(state, m.FS_CREATE_DIRECTORY, fs.create_directory),
-        _route(state, m.FS_GET_METADATA, fs.get_metadata),
-        _route(state, m.FS_READ_DIRECTORY, fs.read_directory),
-        _route(state, m.FS_REMOVE, fs.remove),
-        _route(state, m.FS_COPY, fs.copy),
-        _route(state, m.FS_WATCH, fs.watch),
-        _route(state, m.FS_UNWATCH, fs.unwatch),
-        _route(state, m.FUZZY_FILE_SEARCH, fuzzy.search),
-        _route(state, m.FUZZY_FILE_SEARCH_SESSION_START, fuzzy.session_start),
-        _route(state, m.FUZZY_FILE_SEARCH_SESSION_UPDATE, fuzzy.session_update),
-        _route(state, m.FUZZY_FILE_SEARCH_SESSION_STOP, fuzzy.session_stop),
-        _route(state, m.REVIEW_START, review.start),
+        _route(state, mws.FS_WRITE_FILE, fs.write_file),
+        _route(state, mws.FS_CREATE_DIRECTORY, fs.create_directory),
+        _route(state, mws.FS_GET_METADATA, fs.get_metadata),
+        _route(state, mws.FS_READ_DIRECTORY, fs.read_directory),
+        _route(state, mws.FS_REMOVE, fs.remove),
+        _route(state, mws.FS_COPY, fs.copy),
+        _route(state, mws.FS_WATCH, fs.watch),
+        _route(state, mws.FS_UNWATCH, fs.unwatch),
+        _route(state, mws.FUZZY_FILE_SEARCH, fuzzy.search),
+        _route(state, mws.FUZZY_FILE_SEARCH_SESSION_START, fuzzy.session_start),
+        _route(state, mws.FUZZY_FILE_SEARCH_SESSION_UPDATE, fuzzy.session_update),
+        _route(state, mws.FUZZY_FILE_SEARCH_SESSION_STOP, fuzzy.session_stop),
+        _route(state, mws.REVIEW_START, review.start),
         _route(state, m.COLLABORATION_MODE_LIST, model.collaboration_modes),
         _route(state, m.ACCOUNT_READ, account.account_read),
         _route(state, m.ACCOUNT_LOGIN_START, account.login_start),
