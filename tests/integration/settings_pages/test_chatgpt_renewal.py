@@ -4,7 +4,8 @@ Codex renews a ChatGPT sign-in's tokens when the model refuses them (for `chatgp
 asks the app with `account/chatgptAuthTokens/refresh`, reason `unauthorized`, as observed for the
 backend reads; for a browser sign-in it spends the refresh token at the issuer) and retries once.
 Not observed end to end on Codex 0.169.0: its turns under a ChatGPT sign-in first need the
-backend's workspace routing, which a loopback backend could not satisfy.
+backend's workspace routing (`wham/accounts/check`), whose backend origin must be HTTPS ("workspace
+backend must use an HTTPS origin without credentials"), which a loopback backend cannot be.
 """
 
 from __future__ import annotations
