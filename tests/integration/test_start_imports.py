@@ -53,6 +53,7 @@ OURS_NOT_AT_START = (
     "tether_protocol.v2.thread_timeline",
     "tether_protocol.v2.external_agent",
     "tether_protocol.v2.config",
+    "tether_protocol.v2.account",  # ChatGPT token renewal's models, with its first renewal
 )
 
 _HOOK = """\

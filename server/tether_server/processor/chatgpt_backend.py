@@ -19,7 +19,6 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import ValidationError
 
-from tether_protocol.v2 import account as acct
 from tether_protocol.v2 import notifications as n
 from tether_server.auth import CredentialStoreError
 from tether_server.auth.chatgpt_login import RefreshError, refresh_tokens
@@ -129,6 +128,9 @@ async def refresh_stored(state: ServerState, tokens: dict[str, str]) -> dict[str
 
 async def _refresh(state: ServerState, tokens: dict[str, str]) -> dict[str, str] | None:
     """Ask the app that supplied the tokens for fresh ones; None when it cannot or will not."""
+    # The sign-in's wire models load with the first renewal, not with the daemon (issue 31).
+    from tether_protocol.v2 import account as acct
+
     owner = next((c for c in state.connections() if str(c.id) == tokens.get("owner")), None)
     if owner is None or state.server_requests is None:
         return None
