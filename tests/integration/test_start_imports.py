@@ -35,6 +35,7 @@ NOT_AT_START = (
     "textual",
     "tether_client",
     "tether_tui",
+    "pathspec",  # the file lister's gitignore rules: fuzzyFileSearch
 )
 
 # Tether's own modules that serve only other method families: their handlers (and, with them, the

@@ -10,10 +10,13 @@ import asyncio
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from tether_server.errors import InvalidRequest
 from tether_server.rpc.connection import Connection
-from tether_server.tools.file_search.matcher import Corpus
+
+if TYPE_CHECKING:  # the file lister (and pathspec) loads with the first file search (issue 31)
+    from tether_server.tools.file_search.matcher import Corpus
 
 MAX_SESSIONS_PER_CONNECTION = 8
 
