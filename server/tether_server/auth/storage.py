@@ -9,7 +9,6 @@ JSON document.
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
 import json
 import os
@@ -18,6 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
+from tether_server import private_file
 from tether_server.config.model import CredentialsStore
 
 StoreMode = CredentialsStore
@@ -112,33 +112,13 @@ class CredentialStore(Protocol):
         ...
 
 
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True  # another user's process: not ours to judge
-    return True
-
-
 class FileStore:
     """`auth.json` in the home: written whole to a 0600 temporary file, then renamed over."""
 
     def __init__(self, path: Path) -> None:
         self.path = path
-        self._remove_orphans()
-
-    def _remove_orphans(self) -> None:
-        """Delete the temporary copies a killed writer left (they hold a key or tokens).
-
-        A copy is named after its writer's pid; one whose writer still runs may be mid-write.
-        """
-        for tmp in self.path.parent.glob(f".{self.path.name}.*.tmp"):
-            pid = tmp.name.removeprefix(f".{self.path.name}.").removesuffix(".tmp")
-            if pid.isdigit() and int(pid) != os.getpid() and not _alive(int(pid)):
-                with contextlib.suppress(OSError):
-                    tmp.unlink()
+        # A killed writer's copy holds a key or tokens.
+        private_file.remove_orphans(path)
 
     @property
     def label(self) -> str:
@@ -159,23 +139,11 @@ class FileStore:
         return StoredAuth.from_json(text, str(self.path))
 
     def save(self, auth: StoredAuth) -> None:
-        data = (json.dumps(auth.to_json(), indent=2) + "\n").encode()
-        tmp = self.path.with_name(f".{self.path.name}.{os.getpid()}.tmp")
+        data = json.dumps(auth.to_json(), indent=2) + "\n"
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
-            with contextlib.suppress(FileNotFoundError):
-                tmp.unlink()
-            fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, FILE_MODE)
-            try:
-                os.fchmod(fd, FILE_MODE)  # the umask may have narrowed it further, never widened
-                os.write(fd, data)
-                os.fsync(fd)
-            finally:
-                os.close(fd)
-            os.replace(tmp, self.path)
+            private_file.write_atomic(self.path, data, FILE_MODE)
         except OSError as exc:
-            with contextlib.suppress(OSError):
-                tmp.unlink()
             raise CredentialStoreError(f"cannot write {self.path}: {exc.strerror}") from None
 
     def delete(self) -> bool:

@@ -18,11 +18,12 @@ import json
 import os
 import re
 import shutil
-import tempfile
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+from tether_server.private_file import write_atomic
 
 MCP, SKILLS, AGENTS_MD = "MCP_SERVER_CONFIG", "SKILLS", "AGENTS_MD"
 _SERVER_NAME = re.compile(r"[A-Za-z0-9_-]+")
@@ -174,20 +175,6 @@ def copy_skill(source: Path, target: Path) -> None:
         return [n for n in names if os.path.islink(os.path.join(folder, n))]
 
     shutil.copytree(source, target, symlinks=False, ignore=ignore)
-
-
-def write_atomic(path: Path, text: str, mode: int = 0o644) -> None:
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as out:
-            out.write(text)
-            out.flush()
-            os.fsync(out.fileno())
-        os.chmod(tmp, mode)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
 
 
 def scopes(user_home: Path, tether_home: Path, include_home: bool, cwds: list[str]) -> Iterator[Scope]:

@@ -12,7 +12,7 @@ import os
 from pathlib import Path
 from typing import Any
 
-from tether_server.config.external_agent import write_atomic
+from tether_server.private_file import write_atomic
 
 FILE = "external_agent_imports.json"
 

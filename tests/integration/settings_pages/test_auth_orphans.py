@@ -1,5 +1,6 @@
-"""A daemon killed while writing auth.json leaves its temporary copy (0600, holding the key or the
-tokens) beside it; the next daemon on that home deletes it, unless its writer still runs."""
+"""A daemon killed while writing auth.json or mcp_oauth.json leaves its temporary copy (0600, holding
+the key or the tokens) beside it; the next daemon on that home deletes it, unless its writer still
+runs."""
 
 from __future__ import annotations
 
@@ -30,9 +31,9 @@ async def test_a_killed_writers_copy_of_the_credentials_is_removed(
     home.joinpath("auth.json").write_text(json.dumps(stored))
     dead, _ = await _pid_of_a_process(ended=True)
     alive, running = await _pid_of_a_process(ended=False)
-    orphan = home / f".auth.json.{dead}.tmp"
-    in_flight = home / f".auth.json.{alive}.tmp"
-    for copy in (orphan, in_flight):
+    orphans = [home / f".{name}.{dead}.tmp" for name in ("auth.json", "mcp_oauth.json")]
+    in_flight = [home / f".{name}.{alive}.tmp" for name in ("auth.json", "mcp_oauth.json")]
+    for copy in (*orphans, *in_flight):
         copy.write_text('{"OPENAI_API_KEY": "sk-half')
         copy.chmod(0o600)
     try:
@@ -44,6 +45,7 @@ async def test_a_killed_writers_copy_of_the_credentials_is_removed(
         running.stdin.close()
         await running.wait()
 
-    assert not orphan.exists()
-    assert in_flight.exists()  # its writer may still rename it over auth.json
+    assert [copy.name for copy in orphans if copy.exists()] == []
+    # Their writer may still rename them over the files.
+    assert [copy.name for copy in in_flight if copy.exists()] == [copy.name for copy in in_flight]
     assert account["account"] == {"type": "apiKey"}

@@ -23,6 +23,7 @@ from tether_protocol.v2 import external_agent as xa
 from tether_server.config import external_agent as found
 from tether_server.config import import_history
 from tether_server.config.write import ConfigWriteError, Edit, write_config
+from tether_server.private_file import write_atomic
 from tether_server.processor.state import ServerState
 from tether_server.rpc.context import RequestContext
 from tether_server.rpc.outgoing import send_notification
@@ -133,7 +134,7 @@ def _import_files(scope: found.Scope, item: xa.MigrationItem) -> xa.ImportTypeRe
     if item.item_type == found.AGENTS_MD:
         if found.doc_to_copy(scope):
             try:
-                found.write_atomic(scope.doc_target, scope.doc_source.read_text(encoding="utf-8"))
+                write_atomic(scope.doc_target, scope.doc_source.read_text(encoding="utf-8"))
             except (OSError, UnicodeDecodeError) as exc:
                 result.failures.append(_failure(item, str(scope.doc_source), exc))
             else:

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any
 from tether_protocol import server_methods as sm
 from tether_protocol.common import EmptyParams
 from tether_protocol.v2 import mcp as w
+from tether_server import private_file
 from tether_server.config import load_config
 from tether_server.config.plugins import installed_plugin_contributions
 from tether_server.errors import ConfigError, InvalidRequest, NotFound
@@ -48,6 +49,8 @@ def wire_up(state: ServerState, manager: McpManager) -> None:
             return {"action": "cancel"}
 
     manager.oauth_store = state.home / OAUTH_STORE_FILE
+    # A daemon killed while writing the tokens file left a copy holding them.
+    private_file.remove_orphans(manager.oauth_store)
     manager.status_listeners.append(status)
     manager.elicitation_handler = elicit
 

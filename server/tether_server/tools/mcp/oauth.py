@@ -24,7 +24,7 @@ from mcp.shared.auth import (
     OAuthToken,
 )
 
-from tether_server.config.external_agent import write_atomic
+from tether_server.private_file import write_atomic
 from tether_server.tools.mcp.config import OAUTH_STORE_FILE, ServerConfig
 
 STORE_FILE = OAUTH_STORE_FILE
