@@ -15,7 +15,6 @@ from pathlib import Path
 
 from tests.conftest import StartServer
 from tests.integration.sandbox.test_sandbox_daemon_escapes_real import _exec, _output, _thread, _turn
-
 from tether_testing import script
 from tether_testing.fake_responses import FakeResponsesServer
 
@@ -72,8 +71,11 @@ async def test_the_profile_runs_once_per_thread_and_commands_see_its_variables_a
 async def test_a_hung_profile_is_abandoned_at_the_bound_and_commands_fall_back_to_the_login_shell(
     start_server: StartServer, fake_model: FakeResponsesServer, workdir: Path, tmp_path: Path
 ) -> None:
-    # Only its first run (the snapshot's) hangs: the login shell after it shows the fallback.
-    user = _user_home(tmp_path, workdir, hang='[ -e "$HOME/hung" ] || { touch "$HOME/hung"; sleep 30; }\n')
+    # Only its first run (the snapshot's) hangs: the login shell after it shows the fallback. Its
+    # EXIT trap stands for the locks a profile holds (`pyenv rehash`): it must get to release them.
+    released = tmp_path / "released"
+    hang = f'[ -e "$HOME/hung" ] || {{ touch "$HOME/hung"; trap "touch {released}" EXIT; sleep 30; }}\n'
+    user = _user_home(tmp_path, workdir, hang=hang)
     fake_model.add(script.reply(_exec("first", SHOW)), script.text_reply("ok"))
     tether_home = tmp_path / "tether-home"
     env = {"HOME": str(user), "TETHER_SHELL_SNAPSHOT_TIMEOUT_MS": "300"}
@@ -84,6 +86,7 @@ async def test_a_hung_profile_is_abandoned_at_the_bound_and_commands_fall_back_t
     assert time.monotonic() - began < 10, "the command did not wait for the hung profile"
     assert "V=from-profile\nsnapfn ran" in _output(fake_model, "first"), "the login shell ran it"
     assert _runs(workdir) == 2, "the abandoned snapshot, then the login shell"
+    assert released.exists(), "the abandoned profile was ended so that its EXIT trap ran"
     assert list((tether_home / "shell_snapshots").iterdir()) == []
 
 

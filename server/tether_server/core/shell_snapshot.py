@@ -81,14 +81,14 @@ class ShellSnapshots:
         return path if path is not None and path.exists() else None
 
     def drop(self, thread_id: str) -> None:
-        """The thread is unloaded: its snapshots go (a snapshot still being made is abandoned)."""
+        """The thread is unloaded: its snapshots go. One still being made is let finish (within the
+        bound) and then removed: killing a profile midway can leave its locks behind."""
         for key in [key for key in self._tasks if key[0] == thread_id]:
             task = self._tasks.pop(key)
-            task.cancel()
-            if task.done() and not task.cancelled() and task.exception() is None:
-                path = task.result()
-                if path is not None:
-                    path.unlink(missing_ok=True)
+            if task.done():
+                _remove_result(task)  # now: the daemon may be stopping, with no loop turn left
+            else:
+                task.add_done_callback(_remove_result)
 
     def _remove_stale(self) -> None:
         """Snapshots of daemons that are gone (a crash leaves them): named after the daemon's pid."""
@@ -135,12 +135,16 @@ class ShellSnapshots:
             status = None
         finally:
             if proc.returncode is None:
-                # Abandoned (bound, thread unloaded): the whole group, so a hung `sleep` or
-                # `nvm` the profile started does not outlive it. A profile that finished keeps
-                # what it started in the background, as a login shell would.
-                with contextlib.suppress(ProcessLookupError, PermissionError):
-                    os.killpg(proc.pid, signal.SIGKILL)
+                # Abandoned (the bound, the daemon stopping): the whole group, so a hung `sleep`
+                # the profile started does not outlive it. SIGTERM first: shells then run their
+                # EXIT traps, which release locks (`pyenv rehash` leaves its lock to a SIGKILL and
+                # every login shell on the machine then waits a minute for it).
+                _signal_group(proc.pid, signal.SIGTERM)
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(proc.wait(), 1.0)
+                _signal_group(proc.pid, signal.SIGKILL)
                 await proc.wait()
+            # A profile that finished keeps what it started in the background, as a login shell would.
         if status != 0:
             if status is not None:
                 _log.warning("shell_snapshot.failed", shell=shell, status=status)
@@ -182,6 +186,18 @@ def _parse_env(raw: bytes) -> dict[str, str]:
         if sep:
             out[key] = value
     return out
+
+
+def _signal_group(pgid: int, signum: int) -> None:
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(pgid, signum)
+
+
+def _remove_result(task: asyncio.Task[Path | None]) -> None:
+    if not task.cancelled() and task.exception() is None:
+        path = task.result()
+        if path is not None:
+            path.unlink(missing_ok=True)
 
 
 def _discard(base: Path) -> None:
