@@ -15,6 +15,7 @@ relayed. A node's own fleet connections never relay further, so a request hops a
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 from tether_protocol.methods import CLIENT_METHODS
@@ -32,6 +33,9 @@ _SERVED_WHERE_ASKED = frozenset({"thread/fork", "thread/read"})
 # Not scoped by its thread (it only lists), yet only the owner has the thread's processes.
 _OWNER_ONLY = frozenset({"thread/backgroundTerminals/list"})
 CONNECT_TIMEOUT_S = 5.0
+FOLLOW_ATTEMPTS = 3
+# Resubscribes a client connection to a thread after the given seq; True once it is subscribed.
+Resume = Callable[[Connection, str, int], Awaitable[bool]]
 
 
 def relayed_methods() -> frozenset[str]:
@@ -50,6 +54,36 @@ class FleetForward:
         self._opening: dict[tuple[int, str], asyncio.Lock] = {}
         # A paused owner's relay is noticed (and its pending requests failed) within two leases.
         self._keepalive_s = max(1.0, ownership.leases.duration_s)
+        self._resume: Resume | None = None
+        self._following: dict[int, set[asyncio.Task[None]]] = {}
+
+    def bind(self, resume: Resume) -> None:
+        self._resume = resume
+
+    def _orphaned(self, conn: Connection, threads: dict[str, int]) -> None:
+        """The owner of threads this client followed through a relay went away: follow each one
+        to wherever it is served next (taken over here or on another node, once the lease
+        expires), so the client gets the end of the turn that was running and what comes after,
+        as if it had resumed with `afterSeq`."""
+        if self._resume is None or not conn.is_open:
+            return
+        tasks = self._following.setdefault(conn.id, set())
+        for thread_id, after in sorted(threads.items()):
+            task = asyncio.create_task(self._follow(conn, thread_id, after))
+            tasks.add(task)
+            task.add_done_callback(tasks.discard)
+
+    async def _follow(self, conn: Connection, thread_id: str, after: int) -> None:
+        assert self._resume is not None
+        for _ in range(FOLLOW_ATTEMPTS):
+            if not conn.is_open:
+                return
+            if await self._resume(conn, thread_id, after):
+                _log.info("fleet.followed", thread_id=thread_id, connection_id=conn.id)
+                return
+            # Another node was taking the thread over just then: ask again a beat later.
+            await asyncio.sleep(self._keepalive_s / 3)
+        _log.warning("fleet.follow_failed", thread_id=thread_id, connection_id=conn.id)
 
     async def forward(self, conn: Connection, reply: Reply, method: str, params: Any, thread_id: str) -> bool:
         if (
@@ -91,7 +125,7 @@ class FleetForward:
                 # Most likely dead with its lease not yet expired: serving here waits for the expiry.
                 _log.warning("fleet.peer_unreachable", node=node, address=address, error=str(exc))
                 return None
-            relay = Relay(conn, node, ws)
+            relay = Relay(conn, node, ws, self._orphaned)
             try:
                 await relay.open()
             except (ConnectionError, OSError, ValueError) as exc:
@@ -108,6 +142,8 @@ class FleetForward:
         return any(relay.answer(message) for relay in self._relays.get(conn.id, {}).values())
 
     async def disconnected(self, conn: Connection) -> None:
+        for task in self._following.pop(conn.id, set()):
+            task.cancel()
         relays = self._relays.pop(conn.id, {})
         for node in relays:
             self._opening.pop((conn.id, node), None)

@@ -48,6 +48,9 @@ class Forwarder(Protocol):
     async def disconnected(self, conn: Connection) -> None:
         """The client is gone: close its relays."""
 
+    def bind(self, resume: Callable[[Connection, str, int], Awaitable[bool]]) -> None:
+        """How to resubscribe a client to a thread whose owner went away (`Dispatcher.resume_for`)."""
+
 
 class Dispatcher:
     """Serves connections: one reader loop and one writer task each, one task per request."""
@@ -77,6 +80,8 @@ class Dispatcher:
         self._on_initialized = on_initialized
         self._on_disconnect = on_disconnect
         self.forwarder = forwarder
+        if forwarder is not None:
+            forwarder.bind(self.resume_for)
         # Shared with whoever broadcasts (the composition root passes the same set on).
         self.connections: set[Connection] = set() if connections is None else connections
         self._deferred: set[asyncio.Task[None]] = set()
@@ -222,6 +227,20 @@ class Dispatcher:
                 reply.fail(exc)
             span.set({"rpc.jsonrpc.error_code": reply.error_code})
 
+    async def resume_for(self, conn: Connection, thread_id: str, after_seq: int) -> bool:
+        """`thread/resume` with `afterSeq` on the client's behalf, its answer kept from the client
+        (which never asked): relayed or served here like the client's own; True when subscribed."""
+        reply = _Unsent(conn, "thread/resume")
+        params = {"threadId": thread_id, "afterSeq": after_seq, "excludeTurns": True}
+        try:
+            await self._dispatch(conn, reply, "thread/resume", params)
+        except asyncio.CancelledError:
+            raise
+        except Exception as exc:  # noqa: BLE001 - a failed follow is logged and retried by the caller
+            _log.warning("fleet.follow_refused", thread_id=thread_id, error=str(exc))
+            return False
+        return reply.sent and reply.error_code is None
+
     async def _dispatch(self, conn: Connection, reply: Reply, method: str, raw: Any) -> None:
         """Gate, validate, run the handler under its scope lock, answer, then run its after-work."""
         spec = self._methods.get(method)
@@ -311,3 +330,22 @@ async def _run_after(ctx: RequestContext) -> None:
 
 
 __all__ = ["OVERLOADED", "Dispatcher", "Overloaded", "RequestContext", "Route"]
+
+
+class _Unsent(Reply):
+    """The answer to a request this node made for a client: recorded, never sent to it."""
+
+    def __init__(self, conn: Connection, method: str) -> None:
+        super().__init__(conn, "fleet-follow", method)
+
+    def result(self, spec: AnyMethodSpec, value: object) -> bool:
+        return isinstance(value, spec.result) and self._claim("result")
+
+    def fail(self, exc: BaseException) -> None:
+        self.error_code = int(ErrorCode.INTERNAL_ERROR)
+        self._claim("error")
+
+    def relayed(self, answer: dict[str, Any]) -> None:
+        if isinstance(answer.get("error"), dict):
+            self.error_code = int(ErrorCode.INTERNAL_ERROR)
+        self._claim("relayed")

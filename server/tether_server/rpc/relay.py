@@ -17,6 +17,7 @@ from __future__ import annotations
 import asyncio
 import itertools
 import secrets
+from collections.abc import Callable
 from typing import Any
 
 import orjson
@@ -24,7 +25,7 @@ from websockets.asyncio.client import ClientConnection
 from websockets.exceptions import ConnectionClosed
 
 from tether_protocol import jsonrpc
-from tether_protocol.server_methods import THREAD_STATUS_CHANGED
+from tether_protocol.server_methods import THREAD_CLOSED, THREAD_STATUS_CHANGED
 from tether_protocol.v2.notifications import ThreadStatusChangedNotification
 from tether_protocol.v2.thread import ThreadStatusSystemError
 from tether_server import log
@@ -45,10 +46,17 @@ def gone(node: str) -> InternalError:
     )
 
 
+# Called when the owner went away: each thread the client was subscribed to through the relay,
+# with the last seq the client got for it, so that its subscription can follow the thread.
+Orphans = Callable[[Connection, dict[str, int]], None]
+
+
 class Relay:
     """One client connection's link to one owner node."""
 
-    def __init__(self, client: Connection, node: str, ws: ClientConnection) -> None:
+    def __init__(
+        self, client: Connection, node: str, ws: ClientConnection, orphans: Orphans | None = None
+    ) -> None:
         self.client = client
         self.node = node
         self._ws = ws
@@ -58,6 +66,8 @@ class Relay:
         self._reader: asyncio.Task[None] | None = None
         self._sending: set[asyncio.Task[None]] = set()
         self._threads: set[str] = set()  # the threads the client acted on through here
+        self._subscribed: dict[str, int] = {}  # thread -> the last seq the client got for it
+        self._orphans = orphans
         self._closing = False
         self.ended = False
 
@@ -91,6 +101,7 @@ class Relay:
             raise gone(self.node)
         if method == "thread/unsubscribe":
             self._threads.discard(thread_id)
+            self._subscribed.pop(thread_id, None)
         else:
             self._threads.add(thread_id)
         rid = next(self._ids)
@@ -102,6 +113,8 @@ class Relay:
             self._pending.pop(rid, None)
             raise gone(self.node) from None
         await done
+        if method == "thread/resume" and reply.error_code is None and reply.sent:
+            self._subscribed.setdefault(thread_id, 0)
 
     def answer(self, message: dict[str, Any]) -> bool:
         """The client answered a server request the owner sent through here: send it back."""
@@ -146,6 +159,7 @@ class Relay:
                 message["id"] = ours
                 self.client.send_frame(encode(message))
             elif _thread_scoped(message):
+                self._note(message)
                 self.client.send_frame(frame.encode())
             # Anything else is the owner's own node-wide news (config warnings, account or
             # catalogue changes): the client hears that from the node it is connected to.
@@ -173,6 +187,26 @@ class Relay:
             for thread_id in sorted(self._threads):
                 note = ThreadStatusChangedNotification(thread_id=thread_id, status=ThreadStatusSystemError())
                 send_notification([self.client], THREAD_STATUS_CHANGED, note)
+            if self._subscribed and self._orphans is not None:
+                self._orphans(self.client, dict(self._subscribed))
+
+    def _note(self, message: dict[str, Any]) -> None:
+        """Track what the client has of each thread it is subscribed to through here."""
+        params = message["params"]
+        thread_id = params["threadId"]
+        if thread_id not in self._subscribed:
+            return
+        seq = message.get("seq")
+        if isinstance(seq, int) and not isinstance(seq, bool):
+            self._subscribed[thread_id] = max(self._subscribed[thread_id], seq)
+        status = params.get("status")
+        # The owner ended the subscription itself (it lost the thread, or closed it).
+        if message["method"] == THREAD_CLOSED.name or (
+            message["method"] == THREAD_STATUS_CHANGED.name
+            and isinstance(status, dict)
+            and status.get("type") == "systemError"
+        ):
+            del self._subscribed[thread_id]
 
     async def close(self) -> None:
         self._closing = self.ended = True
