@@ -1,12 +1,14 @@
 """Issue 31's loaded-daemon targets, Tether against the reference Codex, interleaved (T C T C …).
 
-    .venv/bin/python -m bench.loaded_targets [--reps 10] [cmd ts eof_idle eof_turn]
+    .venv/bin/python -m bench.loaded_targets [--reps 10] [cmd cmd_default ts eof_idle eof_turn]
 
 - `cmd`: one turn of 10 `exec_command true` (workspace-write, approval never, `allow_login_shell`
   false for both, as W5 of `bench.runner`): the median time from
   a command's `item/started` to its `item/completed` at the client (the first two of each run are
   left out: Codex builds its shell snapshot then), and the median gap between two commands'
   `item/completed` (what a command costs the turn).
+- `cmd_default`: the same with both servers' defaults, so each command in a login shell: the
+  machine's profile, read once per thread through the shell snapshot (`features.shell_snapshot`).
 - `ts`: a daemon with one thread, then 3 rounds of 20 `thread/start` sent at once: their mean
   latency.
 - `eof_idle` / `eof_turn`: stdin closed with one idle thread / during a turn (its model reply
@@ -44,7 +46,7 @@ SCRATCH = Path(os.environ.get("TETHER_BENCH_SCRATCH", "/opt/bench-scratch/loaded
 COMMANDS = 10
 
 
-def _provider_args(url: str) -> list[str]:
+def _provider_args(url: str, defaults: bool = False) -> list[str]:
     keys = {
         "model": '"gpt-test"',
         "model_provider": '"mock"',
@@ -54,6 +56,9 @@ def _provider_args(url: str) -> list[str]:
         # As W5 of the runner: a login shell would time the machine's profile, not the server.
         "allow_login_shell": "false",
     }
+    if defaults:
+        # `cmd_default`: the login shell as users get it (Codex and Tether: its snapshot).
+        del keys["allow_login_shell"]
     return [arg for key, value in keys.items() for arg in ("-c", f"{key}={value}")]
 
 
@@ -82,13 +87,13 @@ class FakeModel:
 class Server:
     """One app-server over stdio, initialized, in a fresh home and workspace."""
 
-    def __init__(self, target: str, url: str, work: Path) -> None:
+    def __init__(self, target: str, url: str, work: Path, defaults: bool = False) -> None:
         argv, home_var = _command(target)
         self.home = Path(tempfile.mkdtemp(dir=work))
         self.workspace = Path(tempfile.mkdtemp(dir=work))
         env = {**os.environ, home_var: str(self.home)}
         self.proc = subprocess.Popen(
-            [*argv, *_provider_args(url)],
+            [*argv, *_provider_args(url, defaults)],
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=subprocess.DEVNULL,
@@ -143,8 +148,8 @@ class Server:
         return (time.perf_counter() - start) * 1000
 
 
-def commands(target: str, url: str, work: Path) -> dict[str, float]:
-    server = Server(target, url, work)
+def commands(target: str, url: str, work: Path, defaults: bool = False) -> dict[str, float]:
+    server = Server(target, url, work, defaults)
     thread_id = server.thread(sandbox="workspace-write", approvalPolicy="never")
     started: dict[str, float] = {}
     latency: list[float] = []
@@ -164,7 +169,8 @@ def commands(target: str, url: str, work: Path) -> dict[str, float]:
     server.until(lambda m: m.get("method") == "turn/completed", seen)
     server.eof_ms()
     gaps = [(b - a) * 1000 for a, b in itertools.pairwise(completed[2:])]
-    return {"cmd item": statistics.median(latency[2:]), "cmd gap": statistics.median(gaps)}
+    suffix = " (default)" if defaults else ""
+    return {f"cmd item{suffix}": statistics.median(latency[2:]), f"cmd gap{suffix}": statistics.median(gaps)}
 
 
 def thread_starts(target: str, url: str, work: Path) -> dict[str, float]:
@@ -209,19 +215,21 @@ def main() -> None:
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
     parser.add_argument("--reps", type=int, default=10)
-    parser.add_argument("workloads", nargs="*", default=["cmd", "ts", "eof_idle", "eof_turn"])
+    parser.add_argument("workloads", nargs="*", default=["cmd", "cmd_default", "ts", "eof_idle", "eof_turn"])
     args = parser.parse_args()
     SCRATCH.mkdir(parents=True, exist_ok=True)
     work = Path(tempfile.mkdtemp(dir=SCRATCH))
     exec_true = script.reply(script.function_call("exec_command", {"cmd": "true"}))
     scripts: dict[str, list[Any]] = {
         "cmd": [exec_true] * COMMANDS + [script.text_reply("done")],
+        "cmd_default": [exec_true] * COMMANDS + [script.text_reply("done")],
         "ts": [script.text_reply("x")],
         "eof_idle": [script.text_reply("x")],
         "eof_turn": [script.reply(script.gated("never"), script.message("x"))],
     }
     runs: dict[str, Callable[[str, str, Path], dict[str, float]]] = {
         "cmd": commands,
+        "cmd_default": lambda t, u, w: commands(t, u, w, defaults=True),
         "ts": thread_starts,
         "eof_idle": lambda t, u, w: eof(t, u, w, mid_turn=False),
         "eof_turn": lambda t, u, w: eof(t, u, w, mid_turn=True),
