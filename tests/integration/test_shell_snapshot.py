@@ -40,6 +40,9 @@ async def test_the_profile_runs_once_per_thread_and_commands_see_its_variables_a
     user = _user_home(tmp_path, workdir)
     tether_home = tmp_path / "tether-home"
     snapshots = tether_home / "shell_snapshots"
+    snapshots.mkdir(parents=True)
+    # A crashed daemon's (its pid is gone, above any pid_max): removed at start.
+    (snapshots / "0199aaaa-dead-7000-8000-000000000000.999999999.bash.sh").write_text("export X=1\n")
     fake_model.add(
         script.reply(_exec("first", SHOW)),
         # In the sandbox the daemon's home, and so the snapshot, does not exist.
@@ -56,7 +59,7 @@ async def test_the_profile_runs_once_per_thread_and_commands_see_its_variables_a
     assert "V=from-profile\nsnapfn ran" in peek and "rc=2" in peek, peek
     assert "V=\n" in _output(fake_model, "plain"), "login: false reads no profile, as Codex"
     assert _runs(workdir) == 1, "one profile run for the thread, none per command"
-    [snapshot] = list(snapshots.iterdir())
+    [snapshot] = list(snapshots.iterdir())  # the stale one is gone
     assert snapshot.stat().st_mode & 0o777 == 0o600
     commands = [
         n["params"]["item"]["command"]
