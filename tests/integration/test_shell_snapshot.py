@@ -5,7 +5,7 @@ fake model; `HOME` is a scratch user home whose `.bash_profile` logs each run to
 Pinned from Codex 0.169.0: the item still shows `/bin/bash -lc '…'`; the profile runs once per
 thread, whatever the number of commands; `login: false` skips the snapshot (no profile at all);
 a profile that hangs leaves no snapshot and commands fall back to the login shell; the snapshot is
-gone once the daemon exits.
+gone once the daemon exits; `thread/shellCommand` reads it too.
 """
 
 from __future__ import annotations
@@ -52,7 +52,16 @@ async def test_the_profile_runs_once_per_thread_and_commands_see_its_variables_a
     )
     server = await start_server("-c", "allow_login_shell=true", home=tether_home, env={"HOME": str(user)})
     mark = server.mark()
-    assert (await _turn(server, await _thread(server, workdir)))["status"] == "completed"
+    thread_id = await _thread(server, workdir)
+    assert (await _turn(server, thread_id))["status"] == "completed"
+    # The user's own command (`thread/shellCommand`, unsandboxed) reads the snapshot too, as Codex's.
+    user_mark = server.mark()
+    await server.request("thread/shellCommand", {"threadId": thread_id, "command": SHOW})
+    await server.notification("turn/completed", after=user_mark)
+    [user_item] = [
+        m["params"]["item"] for m in server.since(user_mark) if m.get("method") == "item/completed"
+    ]
+    assert user_item["aggregatedOutput"] == "V=from-profile\nsnapfn ran\n"
 
     assert "V=from-profile\nsnapfn ran" in _output(fake_model, "first")
     peek = _output(fake_model, "peek")

@@ -9,11 +9,13 @@ import os
 import signal
 import time
 from collections.abc import Callable, Mapping
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from tether_server.core import events as ev
 from tether_server.core import items
 from tether_server.core.ids import now_ms, uuid7
+from tether_server.core.shell_snapshot import open_snapshot
 from tether_server.tools.exec.shell import join_command, parse_command_actions
 
 if TYPE_CHECKING:
@@ -30,21 +32,21 @@ async def _kill_group(proc: asyncio.subprocess.Process) -> None:
 
 
 async def run(
-    command: str,
+    argv: list[str],
     cwd: str,
     env: Mapping[str, str],
     timeout_ms: int | None,
     on_output: Callable[[str], None],
     *,
-    login: bool = True,
+    pass_fds: tuple[int, ...] = (),
 ) -> tuple[int, str, int]:
-    """Run `bash -lc command`; returns (exit code, aggregated output, duration ms)."""
+    """Run `argv` (`bash -lc command`, or its snapshot form); returns (exit code, aggregated output,
+    duration ms)."""
     started = time.monotonic()
     proc = await asyncio.create_subprocess_exec(
-        "/bin/bash",
-        "-lc" if login else "-c",
-        command,
+        *argv,
         cwd=cwd,
+        pass_fds=pass_fds,
         env=dict(env),
         stdin=asyncio.subprocess.DEVNULL,
         stdout=asyncio.subprocess.PIPE,
@@ -106,9 +108,17 @@ async def run_in_turn(session: WorkScope, turn: ActiveTurn, command: str, timeou
         session.sink.emit_delta(ev.CommandOutputDelta(thread_id, turn.id, shell.id, text))
 
     env = {**session.deps.env, "CODEX_THREAD_ID": thread_id}
-    code, output, duration = await run(
-        command, cwd, env, timeout_ms, on_output, login=session.deps.allow_login_shell
-    )
+    argv = ["/bin/bash", "-lc" if session.deps.allow_login_shell else "-c", command]
+    # As Codex 0.169.0: the user's command reads the thread's shell snapshot too, not the profile.
+    snapshots = session.deps.shell_snapshots
+    argv, fd = await open_snapshot(snapshots, thread_id, argv, Path(cwd), env)
+    try:
+        code, output, duration = await run(
+            argv, cwd, env, timeout_ms, on_output, pass_fds=() if fd is None else (fd,)
+        )
+    finally:
+        if fd is not None:
+            os.close(fd)
     shell.status = "completed" if code == 0 else "failed"
     shell.exit_code, shell.aggregated_output, shell.duration_ms = code, output, duration
     shell.completed_at_ms = now_ms()
