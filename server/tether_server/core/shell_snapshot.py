@@ -77,7 +77,7 @@ class ShellSnapshots:
         except asyncio.CancelledError:
             if not task.cancelled():
                 raise
-            return None  # the thread was unloaded meanwhile
+            return None  # the daemon is stopping: the command gets its login shell
         return path if path is not None and path.exists() else None
 
     def drop(self, thread_id: str) -> None:
