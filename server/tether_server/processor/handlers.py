@@ -74,7 +74,9 @@ if TYPE_CHECKING:
         turn,
     )
 else:
-    globals().update(lazy_modules("tether_server.processor.methods", str(Path(__file__).parent / "methods")))
+    # A module's stand-in never replaces a name this module already has (an alias like `m`).
+    _lazy = lazy_modules("tether_server.processor.methods", str(Path(__file__).parent / "methods"))
+    globals().update({name: module for name, module in _lazy.items() if name not in globals()})
 
 P = TypeVar("P", bound=WireModel)
 R = TypeVar("R", bound=WireModel)
