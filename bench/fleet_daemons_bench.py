@@ -122,8 +122,11 @@ async def start_daemon(home: Path, model_url: str, *extra: str) -> Daemon:
         if websockets and line.startswith("listening on: "):
             _drain(proc.stderr)
             daemon = Daemon(proc, line.removeprefix("listening on: ").strip())
-            probe = await daemon.client()  # answered once up: a fleet node's address is advertised
-            await probe.request("thread/loaded/list", {})
+            try:  # answered once up: a fleet node's address is advertised
+                await (await daemon.client()).request("thread/loaded/list", {})
+            except BaseException:
+                await daemon.stop(kill=True)  # never leave a daemon behind the bench
+                raise
             return daemon
     raise RuntimeError(f"the daemon exited before listening ({' '.join(extra)}): {''.join(said[-5:])}")
 
@@ -176,9 +179,6 @@ async def new_thread(client: Client, fake: FakeResponsesServer, cwd: Path) -> st
     return tid
 
 
-# (a) ---------------------------------------------------------------------------------------
-
-
 async def bench_turns(fleet: Fleet, fake: FakeResponsesServer, cwd: Path, turns: int) -> dict[str, float]:
     a, b = await fleet.node("turn-a"), await fleet.node("turn-b")
     try:
@@ -208,9 +208,6 @@ async def bench_lone_turns(daemon: Daemon, fake: FakeResponsesServer, cwd: Path,
     for _ in range(5):
         await run_turn(client, fake, tid)
     return statistics.median([await run_turn(client, fake, tid) for _ in range(turns)]) * 1000
-
-
-# (b) ---------------------------------------------------------------------------------------
 
 
 async def seed(store: ThreadStore, count: int) -> float:
@@ -254,9 +251,6 @@ async def bench_list(daemon: Daemon, samples: int) -> dict[str, float]:
     return out
 
 
-# (c) ---------------------------------------------------------------------------------------
-
-
 async def bench_fanout(
     fleet: Fleet, fake: FakeResponsesServer, cwd: Path, turns: int, *, spread_out: bool
 ) -> tuple[float, float, int]:
@@ -283,9 +277,6 @@ async def bench_fanout(
         return _pct(lags, 0.5) * 1000, _pct(lags, 0.99) * 1000, len(lags)
     finally:
         await asyncio.gather(*(n.stop() for n in nodes))
-
-
-# (d) ---------------------------------------------------------------------------------------
 
 
 async def bench_failover(fleet: Fleet, fake: FakeResponsesServer, cwd: Path, reps: int) -> list[float]:
