@@ -22,7 +22,7 @@ from tether_server.core.execpolicy import RULES_DIR, ExecRules
 from tether_server.core.ids import now_s
 from tether_server.core.session import SessionDeps
 from tether_server.errors import ConfigError, SandboxError, TetherError
-from tether_server.processor import chatgpt_backend, plugin_runtime, projection, rate_limits
+from tether_server.processor import chatgpt_backend, fleet_news, plugin_runtime, projection, rate_limits
 from tether_server.processor.approvals import ApprovalBroker
 from tether_server.processor.dynamic_tools import DynamicToolCalls
 from tether_server.processor.goals import GoalBook
@@ -231,7 +231,7 @@ class App:
         )
         threads.recovered.update(await recovered_turns(store))
         if ownership is not None:
-            ownership.start(threads.lose)
+            ownership.start(threads.lose, functools.partial(fleet_news.heard, state))
         processor_mcp.wire_up(state, mcp)
         state.server_requests = requests
         if isinstance(providers, Providers):
@@ -299,6 +299,7 @@ class App:
         ownership = self.running.state.threads.ownership if self.running is not None else None
         if ownership is not None:
             await ownership.leases.advertise(address)
+            await ownership.hearing()
 
     async def _after_initialize(self, conn: Connection) -> None:
         state = self.running.state if self.running is not None else None

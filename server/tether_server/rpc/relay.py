@@ -31,6 +31,7 @@ from tether_protocol.v2.thread import ThreadStatusSystemError
 from tether_server import log
 from tether_server.errors import InternalError
 from tether_server.rpc.connection import Connection
+from tether_server.rpc.fleet_wide import FLEET_WIDE
 from tether_server.rpc.outgoing import encode, send_notification
 from tether_server.rpc.routes import Reply
 
@@ -158,6 +159,8 @@ class Relay:
                 self._asked[ours] = message["id"]
                 message["id"] = ours
                 self.client.send_frame(encode(message))
+            elif message["method"] in FLEET_WIDE:
+                pass  # news for every client of the fleet: the client's node hears it too
             elif _thread_scoped(message):
                 self._note(message)
                 self.client.send_frame(frame.encode())

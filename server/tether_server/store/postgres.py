@@ -43,6 +43,7 @@ from tether_server.store.cursors import (
 from tether_server.store.postgres_desktop import PostgresDesktop
 from tether_server.store.postgres_extras import PostgresGoals, PostgresSections
 from tether_server.store.postgres_leases import Leases
+from tether_server.store.postgres_news import FleetNews
 from tether_server.store.postgres_open import describe_error, open_pool, redact
 from tether_server.store.search_text import item_text, normalise_term
 from tether_server.store.sqlite_rows import (
@@ -78,6 +79,10 @@ class PostgresThreadStore(PostgresGoals, PostgresSections, PostgresDesktop):
         """Make this store a fleet node's: loaded threads are leased, their commits fenced."""
         self.leases = Leases(self._transaction, node_id, duration_s)
         return self.leases
+
+    def fleet_news(self, node_id: str) -> FleetNews:
+        """The channel a fleet node's news to every node's clients goes through."""
+        return FleetNews(self.url, self._transaction, node_id)
 
     def __repr__(self) -> str:
         return f"PostgresThreadStore({redact(self.url)!r})"

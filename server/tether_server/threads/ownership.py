@@ -22,6 +22,7 @@ from tether_server.store.base import StoreError, ThreadStore, TurnRecord
 
 if TYPE_CHECKING:  # psycopg loads only in a daemon on PostgreSQL
     from tether_server.store.postgres_leases import Holder, Leases
+    from tether_server.store.postgres_news import FleetNews, Heard
 
 _log = log.get("tether.fleet")
 DEFAULT_LEASE_S = 10.0
@@ -51,6 +52,8 @@ class Ownership:
         self._store = store
         self.leases = leases
         self._renewer: asyncio.Task[None] | None = None
+        news_of = getattr(store, "fleet_news", None)
+        self.news: FleetNews | None = news_of(leases.node_id) if news_of is not None else None
 
     @property
     def node_id(self) -> str:
@@ -107,9 +110,12 @@ class Ownership:
         except StoreError as exc:  # it expires by itself; another node waits at most that long
             _log.warning("lease.release_failed", thread_id=thread_id, error=str(exc))
 
-    def start(self, lose: Callable[[str], Awaitable[None]]) -> None:
-        """Renew this node's leases in the background; `lose` unloads a thread taken over."""
+    def start(self, lose: Callable[[str], Awaitable[None]], heard: Heard | None = None) -> None:
+        """Renew this node's leases in the background; `lose` unloads a thread taken over;
+        `heard` delivers the other nodes' news to this node's clients."""
         self._renewer = asyncio.get_running_loop().create_task(self._renew(lose))
+        if self.news is not None and heard is not None:
+            self.news.start(heard)
 
     async def _renew(self, lose: Callable[[str], Awaitable[None]]) -> None:
         interval = self.leases.duration_s / 3
@@ -124,7 +130,17 @@ class Ownership:
                 await lose(thread_id)
             await asyncio.sleep(interval)
 
+    async def hearing(self) -> None:
+        """Until this node hears the other nodes' news, so that a client it serves misses none
+        (bounded: a database slow to take the listener delays the start by a lease at most)."""
+        if self.news is not None:
+            with contextlib.suppress(TimeoutError):
+                async with asyncio.timeout(self.leases.duration_s):
+                    await self.news.listening.wait()
+
     async def stop(self) -> None:
+        if self.news is not None:
+            await self.news.stop()
         task, self._renewer = self._renewer, None
         if task is not None:
             task.cancel()

@@ -21,7 +21,7 @@ from tether_server.core.events import IDLE, NOT_LOADED
 from tether_server.core.ids import now_s
 from tether_server.core.settings import TurnSettings
 from tether_server.errors import Conflict, InvalidParams, InvalidRequest, NotFound, archived_message
-from tether_server.processor import projection, requirements, resume_state
+from tether_server.processor import fleet_news, projection, requirements, resume_state
 from tether_server.processor.lifecycle import announce_recovered, apply_resumed
 from tether_server.processor.project_views import by_project
 from tether_server.processor.project_views import list_page as project_list_page
@@ -283,9 +283,7 @@ async def unsubscribe(
 
 
 def _broadcast(state: ServerState, spec: NotificationSpec[P], params: P) -> None:
-    """To every connection, unsequenced: see docs/architecture.md, "Notifications"."""
-    assert spec.broadcast, spec.name
-    send_notification(state.connections(), spec, params)
+    fleet_news.broadcast(state, spec, params)
 
 
 async def name_set(

@@ -1,0 +1,21 @@
+"""The broadcasts a fleet sends to every node's clients (docs/fleet.md, "News for every client")."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from tether_protocol import server_methods as sm
+from tether_protocol.spec import NotificationSpec
+
+# The thread list's changes: every client of the fleet lists the same threads (one database).
+# Account, config, skills and MCP news stay on their node: each node has its own home.
+FLEET_WIDE: dict[str, NotificationSpec[Any]] = {
+    spec.name: spec
+    for spec in (
+        sm.THREAD_STARTED,
+        sm.THREAD_NAME_UPDATED,
+        sm.THREAD_ARCHIVED,
+        sm.THREAD_UNARCHIVED,
+        sm.THREAD_DELETED,
+    )
+}
