@@ -83,10 +83,9 @@ async def test_the_profile_runs_once_per_thread_and_commands_see_its_variables_a
 async def test_a_hung_profile_is_abandoned_at_the_bound_and_commands_fall_back_to_the_login_shell(
     start_server: StartServer, fake_model: FakeResponsesServer, workdir: Path, tmp_path: Path
 ) -> None:
-    # Only its first run (the snapshot's) hangs: the login shell after it shows the fallback. Its
-    # EXIT trap stands for the locks a profile holds (`pyenv rehash`): it must get to release them.
-    released = tmp_path / "released"
-    hang = f'[ -e "$HOME/hung" ] || {{ touch "$HOME/hung"; trap "touch {released}" EXIT; sleep 30; }}\n'
+    # Only its first run (the snapshot's) hangs: the login shell after it shows the fallback. Both
+    # run in the thread's sandbox, so the mark is left in the workspace.
+    hang = f'[ -e "{workdir}/hung" ] || {{ touch "{workdir}/hung"; sleep 30; }}\n'
     user = _user_home(tmp_path, workdir, hang=hang)
     fake_model.add(script.reply(_exec("first", SHOW)), script.text_reply("ok"))
     tether_home = tmp_path / "tether-home"
@@ -98,7 +97,6 @@ async def test_a_hung_profile_is_abandoned_at_the_bound_and_commands_fall_back_t
     assert time.monotonic() - began < 10, "the command did not wait for the hung profile"
     assert "V=from-profile\nsnapfn ran" in _output(fake_model, "first"), "the login shell ran it"
     assert _runs(workdir) == 2, "the abandoned snapshot, then the login shell"
-    assert released.exists(), "the abandoned profile was ended so that its EXIT trap ran"
     assert list((tether_home / "shell_snapshots").iterdir()) == []
 
 
@@ -113,3 +111,27 @@ async def test_with_the_feature_off_each_command_runs_a_login_shell(
     assert "V=from-profile\nsnapfn ran" in _output(fake_model, "b")
     assert _runs(workdir) == 2
     assert not (tmp_path / "tether-home" / "shell_snapshots").exists()
+
+
+async def test_the_profile_runs_in_the_threads_sandbox_so_workspace_files_it_reads_stay_contained(
+    start_server: StartServer, fake_model: FakeResponsesServer, workdir: Path, tmp_path: Path
+) -> None:
+    # A profile that sources a file from the folder it starts in (a `.env`, a prompt helper's
+    # `git` on the repository): the model wrote that file in an earlier turn.
+    user = tmp_path / "user"
+    user.mkdir()
+    (user / ".bash_profile").write_text(
+        "[ -f ./.profile-hook ] && . ./.profile-hook\nexport SNAPVAR=from-profile\n"
+    )
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (workdir / ".profile-hook").write_text(f'touch "{outside}/escaped"\n')
+    fake_model.add(script.reply(_exec("show", 'echo "V=$SNAPVAR"')), script.text_reply("ok"))
+    server = await start_server(
+        "-c", "allow_login_shell=true", home=tmp_path / "tether-home", env={"HOME": str(user)}
+    )
+    thread_id = await _thread(server, workdir)
+    assert (await _turn(server, thread_id, {"type": "readOnly"}))["status"] == "completed"
+    assert "V=from-profile" in _output(fake_model, "show")
+    assert list((tmp_path / "tether-home" / "shell_snapshots").iterdir()), "the snapshot was taken"
+    assert not (outside / "escaped").exists(), "the profile ran outside the thread's sandbox"

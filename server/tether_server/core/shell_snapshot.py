@@ -2,11 +2,16 @@
 
 A login shell reads the user's profile, which can take hundreds of milliseconds (`pyenv init`,
 `nvm`); paying that for every command is most of a command's latency. As Codex 0.169.0 does, the
-profile runs once per thread, in the user's login shell (outside any sandbox: it is the user's own
-startup code, not the model's), and what it set up is saved: the variables it added or changed,
-its functions, aliases, `shopt` and `set -o` options, its umask. A command the model asked to run
-in a login shell then runs in a plain `bash -c` that sources the snapshot first; what clients see
-(`/bin/bash -lc '…'`) and what approvals and rules match stay the login form.
+profile runs once per thread, in the user's login shell, and what it set up is saved: the
+variables it added or changed, its functions, aliases, `shopt` and `set -o` options, its umask.
+A command the model asked to run in a login shell then runs in a plain `bash -c` that sources the
+snapshot first; what clients see (`/bin/bash -lc '…'`) and what approvals and rules match stay the
+login form.
+
+The profile runs in the thread's sandbox, where it ran before snapshots existed (each command's
+`bash -lc` read it there): it starts in the workspace and may read what the model wrote (a
+`.bash_aliases` in a workspace that holds `$HOME`, a `./.env` it sources, a repository's config a
+prompt helper runs `git` on), so it gets no more than a command would. Codex runs it outside.
 
 The snapshot lives in the daemon's home, which sandboxed commands never see: it is run by later
 unsandboxed (approved) commands too, so a sandboxed one must not be able to rewrite it. A command
@@ -21,14 +26,30 @@ import contextlib
 import os
 import shlex
 import signal
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
+from typing import Any
 
 from tether_server import log
 from tether_server.config.features import CATALOGUE
 from tether_server.config.features import enabled as feature_enabled
+from tether_server.errors import SandboxError
+from tether_server.sandbox.runner import PreparedCommand
 
 _log = log.get("tether.core.shell_snapshot")
+
+Wrap = Callable[[list[str]], PreparedCommand]
+"""Wraps the profile's argv for the thread's sandbox (raises SandboxError when it cannot)."""
+
+
+def snapshot_sandbox(
+    gate: Callable[[dict[str, Any], Path, Path, list[str], bool], PreparedCommand],
+    policy: dict[str, Any],
+    cwd: Path,
+) -> Wrap:
+    """The profile's sandbox: the thread's own policy, as a sandboxed command of the thread gets."""
+    return lambda argv: gate(policy, cwd, cwd, argv, True)
+
 
 SNAPSHOT_DIR = "shell_snapshots"
 # Long enough for a heavy profile; a hung one must not hold the thread's first command for longer.
@@ -46,8 +67,8 @@ umask 077
   alias -p
   shopt -p | grep -v -e ' login_shell$' -e ' restricted_shell$'
   set +o
-} > "$1.body" 2>/dev/null
-env -0 > "$1.env"
+} >&"$1" 2>/dev/null
+env -0 >&"$2"
 """
 
 
@@ -60,15 +81,17 @@ class ShellSnapshots:
         self._tasks: dict[tuple[str, str], asyncio.Task[Path | None]] = {}
         self._remove_stale()
 
-    def warm(self, thread_id: str, shell: str, cwd: Path, env: Mapping[str, str]) -> None:
+    def warm(self, thread_id: str, shell: str, cwd: Path, env: Mapping[str, str], wrap: Wrap) -> None:
         """Start the thread's snapshot if it has none yet (a turn starts: the model answers meanwhile)."""
         if supported(shell) and (thread_id, shell) not in self._tasks:
-            task = asyncio.get_running_loop().create_task(self._take(thread_id, shell, cwd, dict(env)))
+            task = asyncio.get_running_loop().create_task(self._take(thread_id, shell, cwd, dict(env), wrap))
             self._tasks[(thread_id, shell)] = task
 
-    async def path_for(self, thread_id: str, shell: str, cwd: Path, env: Mapping[str, str]) -> Path | None:
+    async def path_for(
+        self, thread_id: str, shell: str, cwd: Path, env: Mapping[str, str], wrap: Wrap
+    ) -> Path | None:
         """The thread's snapshot for `shell` (waiting at most the bound for it); None: run a login shell."""
-        self.warm(thread_id, shell, cwd, env)
+        self.warm(thread_id, shell, cwd, env, wrap)
         task = self._tasks.get((thread_id, shell))
         if task is None:
             return None
@@ -99,14 +122,15 @@ class ShellSnapshots:
             if len(parts) < 3 or not parts[1].isdigit() or not _alive(int(parts[1])):
                 path.unlink(missing_ok=True)
 
-    async def _take(self, thread_id: str, shell: str, cwd: Path, env: dict[str, str]) -> Path | None:
-        base = self.directory / f"{thread_id}.{os.getpid()}.{Path(shell).name}"
+    async def _take(
+        self, thread_id: str, shell: str, cwd: Path, env: dict[str, str], wrap: Wrap
+    ) -> Path | None:
         try:
             self.directory.mkdir(mode=0o700, parents=True, exist_ok=True)
-            body = await self._run_profile(shell, cwd, env, base)
+            body = await self._run_profile(shell, cwd, env, wrap)
             if body is None:
                 return None
-            target = base.with_name(base.name + ".sh")
+            target = self.directory / f"{thread_id}.{os.getpid()}.{Path(shell).name}.sh"
             fd = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
             with os.fdopen(fd, "w") as out:
                 out.write(body)
@@ -114,20 +138,44 @@ class ShellSnapshots:
         except OSError as exc:  # a full disk or an unwritable home: commands keep the login shell
             _log.warning("shell_snapshot.failed", shell=shell, error=str(exc))
             return None
-        finally:
-            _discard(base)
 
-    async def _run_profile(self, shell: str, cwd: Path, env: dict[str, str], base: Path) -> str | None:
+    async def _run_profile(self, shell: str, cwd: Path, env: dict[str, str], wrap: Wrap) -> str | None:
+        # Memory files, not files in the daemon's home: the sandboxed shell sees neither that home
+        # nor any path the capture could be redirected to, only the two descriptors it inherits.
+        body_fd, env_fd = os.memfd_create("tether-snapshot-body"), os.memfd_create("tether-snapshot-env")
+        try:
+            return await self._run_in_sandbox(shell, cwd, env, wrap, body_fd, env_fd)
+        finally:
+            os.close(body_fd)
+            os.close(env_fd)
+
+    async def _run_in_sandbox(
+        self, shell: str, cwd: Path, env: dict[str, str], wrap: Wrap, body_fd: int, env_fd: int
+    ) -> str | None:
+        try:
+            prepared = wrap([shell, "-lc", _CAPTURE, "tether-shell-snapshot", str(body_fd), str(env_fd)])
+        except SandboxError as exc:
+            _log.warning("shell_snapshot.failed", shell=shell, error=exc.message)
+            return None
         try:
             proc = await asyncio.create_subprocess_exec(
-                shell, "-lc", _CAPTURE, "tether-shell-snapshot", str(base),
+                *prepared.argv, pass_fds=(*prepared.pass_fds, body_fd, env_fd),
                 cwd=cwd, env=env, start_new_session=True,
                 stdin=asyncio.subprocess.DEVNULL, stdout=asyncio.subprocess.DEVNULL,
                 stderr=asyncio.subprocess.DEVNULL,
             )  # fmt: skip
         except OSError as exc:
+            prepared.cleanup()
             _log.warning("shell_snapshot.failed", shell=shell, error=str(exc))
             return None
+        try:
+            return await self._captured(proc, shell, body_fd, env, env_fd)
+        finally:
+            prepared.cleanup()
+
+    async def _captured(
+        self, proc: asyncio.subprocess.Process, shell: str, body_fd: int, env: dict[str, str], env_fd: int
+    ) -> str | None:
         try:
             status = await asyncio.wait_for(proc.wait(), self.timeout_s)
         except TimeoutError:
@@ -149,12 +197,8 @@ class ShellSnapshots:
             if status is not None:
                 _log.warning("shell_snapshot.failed", shell=shell, status=status)
             return None
-        try:
-            body = base.with_name(base.name + ".body").read_text(errors="replace")
-            after = _parse_env(base.with_name(base.name + ".env").read_bytes())
-        except OSError as exc:
-            _log.warning("shell_snapshot.failed", shell=shell, error=str(exc))
-            return None
+        body = _read_all(body_fd).decode(errors="replace")
+        after = _parse_env(_read_all(env_fd))
         return _exports(env, after) + body
 
 
@@ -200,9 +244,9 @@ def _remove_result(task: asyncio.Task[Path | None]) -> None:
             path.unlink(missing_ok=True)
 
 
-def _discard(base: Path) -> None:
-    for suffix in (".body", ".env"):
-        base.with_name(base.name + suffix).unlink(missing_ok=True)
+def _read_all(fd: int) -> bytes:
+    size = os.fstat(fd).st_size
+    return os.pread(fd, size, 0) if size else b""
 
 
 def _alive(pid: int) -> bool:
@@ -218,13 +262,18 @@ def _alive(pid: int) -> bool:
 
 
 async def open_snapshot(
-    snapshots: ShellSnapshots | None, thread_id: str, argv: list[str], cwd: Path, env: Mapping[str, str]
+    snapshots: ShellSnapshots | None,
+    thread_id: str,
+    argv: list[str],
+    cwd: Path,
+    env: Mapping[str, str],
+    wrap: Wrap,
 ) -> tuple[list[str], int | None]:
     """What to run for a `[shell, -lc, cmd]` argv, and the snapshot's descriptor the child must
     inherit (the caller closes it once the child runs); other argvs, or no snapshot: unchanged."""
     if snapshots is None or len(argv) != 3 or argv[1] != "-lc" or not supported(argv[0]):
         return argv, None
-    path = await snapshots.path_for(thread_id, argv[0], cwd, env)
+    path = await snapshots.path_for(thread_id, argv[0], cwd, env, wrap)
     if path is None:
         return argv, None
     try:

@@ -13,7 +13,7 @@ from tether_server.core import tool_specs as specs
 from tether_server.core.approval import ask_once
 from tether_server.core.exec_plan import plan_exec
 from tether_server.core.ids import now_ms
-from tether_server.core.shell_snapshot import open_snapshot
+from tether_server.core.shell_snapshot import open_snapshot, snapshot_sandbox
 from tether_server.core.toolbox import Tool, ToolArgumentError, ToolCall, ToolContext, ToolOutput
 from tether_server.core.view_image import view_image
 from tether_server.errors import SandboxError, TetherError
@@ -134,7 +134,10 @@ async def _run_command(
     announce: bool,
 ) -> ToolOutput:
     # A login shell's profile comes from the thread's snapshot when there is one (shell_snapshot.py).
-    run_argv, snapshot_fd = await open_snapshot(ctx.shell_snapshots, ctx.thread_id, argv, ctx.cwd, ctx.env)
+    wrap = snapshot_sandbox(ctx.gate, ctx.sandbox_policy, ctx.cwd)
+    run_argv, snapshot_fd = await open_snapshot(
+        ctx.shell_snapshots, ctx.thread_id, argv, ctx.cwd, ctx.env, wrap
+    )
     fds = () if snapshot_fd is None else (snapshot_fd,)
     try:
         return await _spawn(ctx, item, cmd, cwd, run_argv, args, process_id, fds, sandboxed, announce)

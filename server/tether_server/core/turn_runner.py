@@ -23,6 +23,7 @@ from tether_server.core.history import normalized
 from tether_server.core.hooks import TurnHooks
 from tether_server.core.ids import now_ms, now_s, uuid7
 from tether_server.core.proposed_plan import ProposedPlan
+from tether_server.core.shell_snapshot import snapshot_sandbox
 from tether_server.core.toolbox import ToolContext, ToolRegistry
 from tether_server.core.turn import SamplingResult, TurnRun, sample_with_retries
 from tether_server.core.turn_scope import ActiveTurn, TurnScope
@@ -78,7 +79,8 @@ async def run_turn(session: TurnScope, turn: ActiveTurn, work: TurnWork) -> None
     if session.deps.shell_snapshots is not None:
         # Made while the model thinks about its first command, as Codex makes it at thread start.
         shell, cwd = default_shell(), Path(session.settings.cwd)
-        session.deps.shell_snapshots.warm(session.thread_id, shell, cwd, _command_env(session))
+        wrap = snapshot_sandbox(session.deps.gate, session.settings.sandbox_policy, cwd)
+        session.deps.shell_snapshots.warm(session.thread_id, shell, cwd, _command_env(session), wrap)
     with telemetry.span("turn", {"tether.thread_id": session.thread_id, "tether.turn_id": turn.id}) as span:
         status, error, final = await _run_turn_work(session, turn, work)
         span.set({"tether.turn.status": status})

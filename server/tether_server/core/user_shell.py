@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 from tether_server.core import events as ev
 from tether_server.core import items
 from tether_server.core.ids import now_ms, uuid7
-from tether_server.core.shell_snapshot import open_snapshot
+from tether_server.core.shell_snapshot import open_snapshot, snapshot_sandbox
 from tether_server.tools.exec.shell import join_command, parse_command_actions
 
 if TYPE_CHECKING:
@@ -111,7 +111,8 @@ async def run_in_turn(session: WorkScope, turn: ActiveTurn, command: str, timeou
     argv = ["/bin/bash", "-lc" if session.deps.allow_login_shell else "-c", command]
     # As Codex 0.169.0: the user's command reads the thread's shell snapshot too, not the profile.
     snapshots = session.deps.shell_snapshots
-    argv, fd = await open_snapshot(snapshots, thread_id, argv, Path(cwd), env)
+    wrap = snapshot_sandbox(session.deps.gate, session.settings.sandbox_policy, Path(cwd))
+    argv, fd = await open_snapshot(snapshots, thread_id, argv, Path(cwd), env, wrap)
     try:
         code, output, duration = await run(
             argv, cwd, env, timeout_ms, on_output, pass_fds=() if fd is None else (fd,)
