@@ -27,6 +27,7 @@ STARTUP_FILES: tuple[str, ...] = (
     ".bash_profile",
     ".bash_login",
     ".bashrc",
+    ".bash_aliases",  # Debian's and Ubuntu's default .bashrc source it
     ".bash_logout",
     ".zshenv",
     ".zprofile",

@@ -27,7 +27,10 @@ async def test_a_sandboxed_command_cannot_arm_the_startup_files_of_the_next_unsa
     (user_home / ".profile").write_text(
         'export PATH="$HOME/bin:$PATH"\n[ -f "$HOME/.bashrc" ] && . "$HOME/.bashrc"\n'
     )
-    (user_home / ".bashrc").write_text("export FROM_BASHRC=yes\n")
+    # As Debian's default .bashrc does.
+    (user_home / ".bashrc").write_text(
+        "export FROM_BASHRC=yes\n[ -f ~/.bash_aliases ] && . ~/.bash_aliases\n"
+    )
     markers = tmp_path / "markers"
     markers.mkdir()
     tether_home = tmp_path / "tether-home"
@@ -37,6 +40,7 @@ async def test_a_sandboxed_command_cannot_arm_the_startup_files_of_the_next_unsa
         f"echo 'touch {markers}/from-bashrc' >> ~/.bashrc; "
         f"echo 'touch {markers}/from-bash-profile' > ~/.bash_profile; "
         f"echo 'touch {markers}/from-zshenv' > ~/.zshenv; "
+        f"echo 'touch {markers}/from-bash-aliases' > ~/.bash_aliases; "
         f"printf 'x' >> ~/.profile; "
         'echo "PATH=$PATH BASHRC=$FROM_BASHRC"'
     )
@@ -56,5 +60,6 @@ async def test_a_sandboxed_command_cannot_arm_the_startup_files_of_the_next_unsa
     assert f"PATH={user_home}/bin:" in armed and "BASHRC=yes" in armed, "the login shell still sets PATH"
     assert (user_home / "made-outside").exists(), "the allow rule ran the command outside the sandbox"
     assert sorted(p.name for p in markers.iterdir()) == [], "no startup file the command wrote ran"
-    assert (user_home / ".bashrc").read_text() == "export FROM_BASHRC=yes\n"
+    assert (user_home / ".bashrc").read_text().startswith("export FROM_BASHRC=yes\n")
     assert not (user_home / ".bash_profile").exists() and not (user_home / ".zshenv").exists()
+    assert not (user_home / ".bash_aliases").exists()
