@@ -7,8 +7,9 @@ from typing import Any
 from tether_protocol import server_methods as sm
 from tether_protocol.spec import NotificationSpec
 
-# The thread list's changes: every client of the fleet lists the same threads (one database).
-# Account, config, skills and MCP news stay on their node: each node has its own home.
+# Changes of what every client of the fleet lists alike (one database): threads, sections,
+# projects, attachments. Account, config, skills and MCP news stay on their node: each node has
+# its own home. Read marks stay too (only experimental clients get them; not fanned out yet).
 FLEET_WIDE: dict[str, NotificationSpec[Any]] = {
     spec.name: spec
     for spec in (
@@ -17,5 +18,9 @@ FLEET_WIDE: dict[str, NotificationSpec[Any]] = {
         sm.THREAD_ARCHIVED,
         sm.THREAD_UNARCHIVED,
         sm.THREAD_DELETED,
+        sm.THREAD_SECTION_CHANGED,
+        sm.PROJECT_CHANGED,
+        sm.THREAD_PROJECT_UPDATED,
+        sm.THREAD_ATTACHMENT_UPDATED,
     )
 }

@@ -2,9 +2,9 @@
 
 A client of node B sees the thread list change on node A as a client of A does: `thread/started`
 (a fork's too, whose turns are too long for one NOTIFY and are read back from the database),
-`thread/name/updated`, `thread/archived` and `thread/unarchived`, each once, with A's params, even
-when B's client made the change through its relay to A. And an idle thread on A stays loaded
-while B's client is subscribed to it through the relay, as it would for a client of A.
+`thread/name/updated`, `project/changed`, `thread/archived` and `thread/unarchived`, each once,
+with A's params, even when B's client made the change through its relay to A. And an idle thread
+on A stays loaded while B's client is subscribed to it through the relay, as for a client of A.
 """
 
 from __future__ import annotations
@@ -25,10 +25,13 @@ LEASE_S = 3
 async def _node(
     start_server: StartServer, url: str, name: str, home: Path, secret: Path, *extra: str
 ) -> AppServer:
-    return await start_server(
+    node = await start_server(
         "--store", url, "--node-id", name, "--lease-seconds", str(LEASE_S),
-        "--fleet-listen", "ws://127.0.0.1:0", "--fleet-secret-file", str(secret), *extra, home=home,
+        "--fleet-listen", "ws://127.0.0.1:0", "--fleet-secret-file", str(secret), *extra,
+        home=home, initialize=False,
     )  # fmt: skip
+    await node.initialize(experimental=True)  # projects are experimental
+    return node
 
 
 def _got(client: AppServer, mark: int, method: str, tid: str) -> list[dict[str, Any]]:
@@ -79,6 +82,12 @@ async def test_a_client_of_another_node_sees_the_thread_list_change_once_and_rel
     # Renamed on A.
     await a.request("thread/name/set", {"threadId": tid, "name": "from A"})
     assert await _heard(b, mark_b, "thread/name/updated", tid) == {"threadId": tid, "threadName": "from A"}
+    # A project created on A (news about no thread).
+    roots = [{"path": str(workdir)}]
+    project = await a.request("project/create", {"idempotencyKey": "k1", "name": "P", "roots": roots})
+    pid = project["project"]["id"]
+    changed = await b.notification("project/changed", after=mark_b, where=lambda p: p.get("projectId") == pid)
+    assert changed["params"] == {"projectId": pid, "changeType": "created"}
 
     # A fork of a long thread: its thread/started (turns included) is longer than a NOTIFY holds.
     long = "x" * 9000
@@ -103,6 +112,9 @@ async def test_a_client_of_another_node_sees_the_thread_list_change_once_and_rel
                        ("thread/archived", fork), ("thread/unarchived", fork)]:  # fmt: skip
         assert len(_got(a, mark_a, method, of)) == 1, method
         assert len(_got(b, mark_b, method, of)) == 1, method
+    assert [m["params"] for m in b.since(mark_b) if m.get("method") == "project/changed"] == [
+        changed["params"]
+    ]
 
     # The idle unloader (delay 0 on A) leaves alone a thread B's client is subscribed to.
     relay_mark = b.mark()

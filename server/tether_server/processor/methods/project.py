@@ -11,9 +11,9 @@ from tether_protocol import server_methods as sm
 from tether_protocol.v2 import project as pj
 from tether_server.core.ids import now_s, uuid7
 from tether_server.errors import InvalidParams, InvalidRequest
+from tether_server.processor import fleet_news
 from tether_server.processor.state import ServerState
 from tether_server.rpc.context import RequestContext
-from tether_server.rpc.outgoing import send_notification
 from tether_server.store.projects import ProjectRecord
 
 DEFAULT_LIMIT = 100
@@ -217,9 +217,9 @@ def _after(cursor: str, cursors: list[str]) -> int:
 def _changed(state: ServerState, ctx: RequestContext, project_id: str, change: str) -> None:
     kind = "created" if change == "created" else "deleted" if change == "deleted" else "updated"
     note = pj.ProjectChangedNotification(project_id=project_id, change_type=kind)
-    ctx.after_response(lambda: send_notification(state.connections(), sm.PROJECT_CHANGED, note))
+    ctx.after_response(lambda: fleet_news.broadcast(state, sm.PROJECT_CHANGED, note))
 
 
 def _thread_moved(state: ServerState, ctx: RequestContext, thread_id: str, project_id: str | None) -> None:
     note = pj.ThreadProjectUpdatedNotification(thread_id=thread_id, project_id=project_id)
-    ctx.after_response(lambda: send_notification(state.connections(), sm.THREAD_PROJECT_UPDATED, note))
+    ctx.after_response(lambda: fleet_news.broadcast(state, sm.THREAD_PROJECT_UPDATED, note))

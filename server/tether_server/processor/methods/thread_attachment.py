@@ -12,10 +12,10 @@ from tether_protocol import server_methods as sm
 from tether_protocol.v2 import thread_desktop as td
 from tether_server.core.ids import now_s, uuid7
 from tether_server.errors import InvalidParams
+from tether_server.processor import fleet_news
 from tether_server.processor.state import ServerState
 from tether_server.processor.uuid_text import uuid_error
 from tether_server.rpc.context import RequestContext
-from tether_server.rpc.outgoing import send_notification
 from tether_server.store.desktop import AttachmentRecord
 
 DEFAULT_LIMIT = 100
@@ -105,7 +105,7 @@ def _announce(state: ServerState, ctx: RequestContext, record: AttachmentRecord,
         attachment_id=record.id,
         operation="created" if operation == "created" else "deleted",
     )
-    ctx.after_response(lambda: send_notification(state.connections(), sm.THREAD_ATTACHMENT_UPDATED, note))
+    ctx.after_response(lambda: fleet_news.broadcast(state, sm.THREAD_ATTACHMENT_UPDATED, note))
 
 
 def _view(record: AttachmentRecord) -> td.ThreadAttachment:

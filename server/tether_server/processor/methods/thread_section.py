@@ -11,11 +11,11 @@ from tether_protocol.v2 import thread_section as ts
 from tether_protocol.v2.thread import ThreadSection
 from tether_server.core.ids import now_s, uuid7
 from tether_server.errors import InvalidParams, InvalidRequest
+from tether_server.processor import fleet_news
 from tether_server.processor.state import ServerState
 from tether_server.processor.thread_lookup import record_or_fail
 from tether_server.processor.uuid_text import check_thread_id
 from tether_server.rpc.context import RequestContext
-from tether_server.rpc.outgoing import send_notification
 from tether_server.store.sections import PINNED_SECTION_ID, Membership, SectionRecord
 
 DEFAULT_LIMIT = 100
@@ -93,7 +93,7 @@ async def move(
         entered = current.entered_at if current and current.section_id == section_id else now_s()
         await state.store.set_memberships(_placed(thread_id, section_id, entered, others, before))
     changed = ts.ThreadSectionChangedNotification(thread_id=thread_id, section_id=section_id)
-    ctx.after_response(lambda: send_notification(state.connections(), sm.THREAD_SECTION_CHANGED, changed))
+    ctx.after_response(lambda: fleet_news.broadcast(state, sm.THREAD_SECTION_CHANGED, changed))
     return ts.ThreadSectionMoveResponse()
 
 
