@@ -24,8 +24,14 @@ class SessionError(Exception):
 
 
 def inside_git_repo(path: Path) -> bool:
-    """Whether `path` or a parent holds `.git` (a directory, or a file for worktrees)."""
-    return any((parent / ".git").exists() for parent in (path, *path.parents))
+    """Whether `path` or a parent holds a repository's `.git`: a file (worktrees, submodules) or a
+    directory with a `HEAD`. An empty `.git` is no repository, for git as here: a sandbox leaves
+    one for as long as a command runs (the mount target of a protected path) or after a crash."""
+    for parent in (path, *path.parents):
+        marker = parent / ".git"
+        if marker.is_file() or (marker / "HEAD").is_file():
+            return True
+    return False
 
 
 def check_git(args: argparse.Namespace, cwd: Path) -> None:

@@ -137,6 +137,8 @@ async def test_outside_a_git_repository_exec_refuses_unless_told_to_skip_the_che
 ) -> None:
     plain = tmp_path / "plain"
     plain.mkdir()
+    # An empty `.git` above it is no repository (a sandbox's mount target, or one a crash left).
+    (tmp_path / ".git").mkdir()
     refused = await run_exec(fake_model.base_url, tmp_path / "home", "--cd", str(plain), "x")
     assert refused.code == 1
     assert "Not inside a trusted directory and --skip-git-repo-check was not specified." in refused.stderr
