@@ -11,8 +11,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import os
-import sys
 import time
 from pathlib import Path
 from typing import Any
@@ -20,6 +18,7 @@ from typing import Any
 import orjson
 import pytest
 from tests.conftest import StartServer
+from tests.integration.store_postgres.fleet_nodes import fleet_secret, fleet_status, start_node, thread_events
 from tests.support.appserver import WAIT_S, AppServer
 from tests.support.cli import run_tether
 from websockets.asyncio.client import connect
@@ -37,43 +36,15 @@ ESCALATED = {
 }
 
 
-async def _node(start_server: StartServer, url: str, name: str, home: Path, secret: Path) -> AppServer:
-    return await start_server(
-        "--store", url, "--node-id", name, "--lease-seconds", str(LEASE_S),
-        "--fleet-listen", "ws://127.0.0.1:0", "--fleet-secret-file", str(secret), home=home,
-    )  # fmt: skip
-
-
-async def _fleet_status(url: str) -> dict[str, dict[str, Any]]:
-    proc = await asyncio.create_subprocess_exec(
-        sys.executable, "-m", "tether_server", "fleet", "status", "--json",
-        stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
-        env={**os.environ, "TETHER_STORE": url},
-    )  # fmt: skip
-    async with asyncio.timeout(WAIT_S):
-        out, err = await proc.communicate()
-    assert proc.returncode == 0, err.decode()
-    return {n["nodeId"]: n for n in json.loads(out)}
-
-
-def _events(client: AppServer, mark: int, tid: str) -> list[tuple[int, str]]:
-    """(seq, method) of the thread's notifications since `mark`, as the client received them."""
-    return [
-        (m["seq"], m["method"])
-        for m in client.since(mark)
-        if "seq" in m and "id" not in m and (m.get("params") or {}).get("threadId") == tid
-    ]
-
-
 async def _both_saw(
     x: AppServer, mark_x: int, y: AppServer, mark_y: int, tid: str
 ) -> tuple[list[tuple[int, str]], list[tuple[int, str]]]:
     """Both clients' events of the thread once each has what the other has (the owner may emit
     after `turn/completed`; each client's stream catches up on its own time)."""
-    last = max(e[0] for e in _events(x, mark_x, tid) + _events(y, mark_y, tid))
+    last = max(e[0] for e in thread_events(x, mark_x, tid) + thread_events(y, mark_y, tid))
     for client, mark in ((x, mark_x), (y, mark_y)):
         await client.wait_for(lambda m: m.get("seq") == last and "id" not in m, after=mark)
-    return _events(x, mark_x, tid), _events(y, mark_y, tid)
+    return thread_events(x, mark_x, tid), thread_events(y, mark_y, tid)
 
 
 async def _turn(client: AppServer, tid: str, text: str) -> None:
@@ -107,14 +78,11 @@ async def test_a_client_of_another_node_resumes_runs_and_approves_a_turn_on_the_
     workdir: Path,
     postgres_url: str,
 ) -> None:
-    secret = tmp_path / "fleet.secret"
-    secret.write_bytes(os.urandom(48))
-    a = await _node(start_server, postgres_url, "node-a", tmp_path / "a", secret)
-    b = await _node(start_server, postgres_url, "node-b", tmp_path / "b", secret)
-    for node in (a, b):  # answered once the node is up: its fleet listener is advertised
-        await node.request("thread/loaded/list", {})
+    secret = fleet_secret(tmp_path)
+    a = await start_node(start_server, postgres_url, "node-a", tmp_path / "a", LEASE_S, secret=secret)
+    b = await start_node(start_server, postgres_url, "node-b", tmp_path / "b", LEASE_S, secret=secret)
 
-    nodes = await _fleet_status(postgres_url)
+    nodes = {n["nodeId"]: n for n in await fleet_status(postgres_url)}
     address = nodes["node-a"]["address"]
     assert address.startswith("ws://127.0.0.1:") and not address.endswith(":0")
     assert nodes["node-b"]["address"].startswith("ws://127.0.0.1:") and nodes["node-b"]["address"] != address
@@ -134,7 +102,7 @@ async def test_a_client_of_another_node_resumes_runs_and_approves_a_turn_on_the_
     tid = started["thread"]["id"]
     start = a.mark()
     await _turn(a, tid, "first")
-    cut = _events(a, start, tid)[-1][0]
+    cut = thread_events(a, start, tid)[-1][0]
     mark = a.mark()
     await _turn(a, tid, "second")
 
@@ -189,7 +157,7 @@ async def test_a_client_of_another_node_resumes_runs_and_approves_a_turn_on_the_
     fake_model.release("hold")
 
     # The thread stayed on A: B only relayed.
-    nodes = await _fleet_status(postgres_url)
+    nodes = {n["nodeId"]: n for n in await fleet_status(postgres_url)}
     assert (nodes["node-a"]["threadsOwned"], nodes["node-b"]["threadsOwned"]) == (1, 0)
 
     # The owner dies: B's relay ends (its client is told the thread errored), and B's next request

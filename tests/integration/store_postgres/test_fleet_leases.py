@@ -9,15 +9,14 @@ and ends on a reply, a notification or the fake model's gate.
 from __future__ import annotations
 
 import asyncio
-import json
 import os
 import signal
 import sys
 import time
 from pathlib import Path
-from typing import Any
 
 from tests.conftest import StartServer
+from tests.integration.store_postgres.fleet_nodes import fleet_status, start_node
 from tests.support.appserver import WAIT_S, AppServer
 
 from tether_server.threads.manager import SEQ_GAP_AFTER_UNCLEAN_END
@@ -25,23 +24,6 @@ from tether_testing import script
 from tether_testing.fake_responses import FakeResponsesServer
 
 LEASE_S = 3.0
-
-
-async def _node(start_server: StartServer, url: str, name: str, home: Path) -> AppServer:
-    return await start_server("--store", url, "--node-id", name, "--lease-seconds", str(LEASE_S), home=home)
-
-
-async def _fleet_status(url: str) -> list[dict[str, Any]]:
-    proc = await asyncio.create_subprocess_exec(
-        sys.executable, "-m", "tether_server", "fleet", "status", "--json",
-        stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
-        env={**os.environ, "TETHER_STORE": url},
-    )  # fmt: skip
-    async with asyncio.timeout(WAIT_S):
-        out, err = await proc.communicate()
-    assert proc.returncode == 0, err.decode()
-    nodes: list[dict[str, Any]] = json.loads(out)
-    return nodes
 
 
 async def _start_held_turn(
@@ -63,12 +45,12 @@ async def test_a_thread_owned_by_a_live_node_is_refused_by_name_and_fleet_status
     postgres_url: str,
 ) -> None:
     fake_model.add(script.text_reply("done"))
-    first = await _node(start_server, postgres_url, "node-a", tmp_path / "a")
+    first = await start_node(start_server, postgres_url, "node-a", tmp_path / "a", LEASE_S)
     tid = (await first.request("thread/start", {"cwd": str(workdir)}))["thread"]["id"]
     mark = first.mark()
     await first.request("turn/start", {"threadId": tid, "input": [{"type": "text", "text": "hi"}]})
     await first.notification("turn/completed", after=mark)
-    second = await _node(start_server, postgres_url, "node-b", tmp_path / "b")
+    second = await start_node(start_server, postgres_url, "node-b", tmp_path / "b", LEASE_S)
 
     reply = await second.call("thread/resume", {"threadId": tid})
     assert reply["error"]["code"] == -32600
@@ -77,7 +59,7 @@ async def test_a_thread_owned_by_a_live_node_is_refused_by_name_and_fleet_status
     read = await second.request("thread/read", {"threadId": tid, "includeTurns": True})
     assert [t["status"] for t in read["thread"]["turns"]] == ["completed"]
 
-    nodes = {n["nodeId"]: n for n in await _fleet_status(postgres_url)}
+    nodes = {n["nodeId"]: n for n in await fleet_status(postgres_url)}
     assert set(nodes) == {"node-a", "node-b"}
     assert (nodes["node-a"]["live"], nodes["node-a"]["threadsOwned"], nodes["node-a"]["address"]) == (
         True,
@@ -92,7 +74,7 @@ async def test_a_thread_owned_by_a_live_node_is_refused_by_name_and_fleet_status
     resumed = await second.request("thread/resume", {"threadId": tid})
     assert time.monotonic() - began < LEASE_S
     assert resumed["thread"]["id"] == tid
-    nodes = {n["nodeId"]: n for n in await _fleet_status(postgres_url)}
+    nodes = {n["nodeId"]: n for n in await fleet_status(postgres_url)}
     assert (nodes["node-a"]["live"], nodes["node-a"]["threadsOwned"]) == (False, 0)
     assert (nodes["node-b"]["live"], nodes["node-b"]["threadsOwned"]) == (True, 1)
 
@@ -104,8 +86,8 @@ async def test_a_killed_owners_thread_is_taken_over_after_its_lease_and_its_turn
     workdir: Path,
     postgres_url: str,
 ) -> None:
-    first = await _node(start_server, postgres_url, "node-a", tmp_path / "a")
-    second = await _node(start_server, postgres_url, "node-b", tmp_path / "b")
+    first = await start_node(start_server, postgres_url, "node-a", tmp_path / "a", LEASE_S)
+    second = await start_node(start_server, postgres_url, "node-b", tmp_path / "b", LEASE_S)
     tid, turn_id = await _start_held_turn(first, fake_model, workdir)
     seen = max(int(m.get("seq", 0)) for m in first.messages)
     first.kill()
@@ -138,8 +120,8 @@ async def test_a_stale_owners_write_is_refused_and_the_thread_stays_intact(
     workdir: Path,
     postgres_url: str,
 ) -> None:
-    first = await _node(start_server, postgres_url, "node-a", tmp_path / "a")
-    second = await _node(start_server, postgres_url, "node-b", tmp_path / "b")
+    first = await start_node(start_server, postgres_url, "node-a", tmp_path / "a", LEASE_S)
+    second = await start_node(start_server, postgres_url, "node-b", tmp_path / "b", LEASE_S)
     tid, turn_id = await _start_held_turn(first, fake_model, workdir)
     os.kill(first.proc.pid, signal.SIGSTOP)  # paused past its lease: alive, but no longer the owner
     try:
@@ -198,4 +180,4 @@ async def test_bad_fleet_options_are_configuration_errors(tmp_path: Path, postgr
     status, err = await _exit_and_stderr(tmp_path / "h", "fleet", "status", env={"TETHER_STORE": ""})
     assert status == 2
     assert "fleet status needs a PostgreSQL store" in err
-    assert await _fleet_status(postgres_url) == []  # a database no node ran on: no line
+    assert await fleet_status(postgres_url) == []  # a database no node ran on: no line

@@ -9,29 +9,17 @@ on A stays loaded while B's client is subscribed to it through the relay, as for
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 from typing import Any
 
 from tests.conftest import StartServer
+from tests.integration.store_postgres.fleet_nodes import fleet_secret, start_node
 from tests.support.appserver import AppServer
 
 from tether_testing import script
 from tether_testing.fake_responses import FakeResponsesServer
 
 LEASE_S = 3
-
-
-async def _node(
-    start_server: StartServer, url: str, name: str, home: Path, secret: Path, *extra: str
-) -> AppServer:
-    node = await start_server(
-        "--store", url, "--node-id", name, "--lease-seconds", str(LEASE_S),
-        "--fleet-listen", "ws://127.0.0.1:0", "--fleet-secret-file", str(secret), *extra,
-        home=home, initialize=False,
-    )  # fmt: skip
-    await node.initialize(experimental=True)  # projects are experimental
-    return node
 
 
 def _got(client: AppServer, mark: int, method: str, tid: str) -> list[dict[str, Any]]:
@@ -62,12 +50,15 @@ async def test_a_client_of_another_node_sees_the_thread_list_change_once_and_rel
     workdir: Path,
     postgres_url: str,
 ) -> None:
-    secret = tmp_path / "fleet.secret"
-    secret.write_bytes(os.urandom(48))
-    a = await _node(
-        start_server, postgres_url, "node-a", tmp_path / "a", secret, "-c", "thread_unload_delay_secs=0"
+    secret = fleet_secret(tmp_path)
+    # Projects are experimental.
+    a = await start_node(
+        start_server, postgres_url, "node-a", tmp_path / "a", LEASE_S, "-c", "thread_unload_delay_secs=0",
+        secret=secret, experimental=True,
+    )  # fmt: skip
+    b = await start_node(
+        start_server, postgres_url, "node-b", tmp_path / "b", LEASE_S, secret=secret, experimental=True
     )
-    b = await _node(start_server, postgres_url, "node-b", tmp_path / "b", secret)
     for node in (a, b):  # answered once the node listens for the fleet's news
         await node.request("thread/loaded/list", {})
 

@@ -11,12 +11,12 @@ C's client's next turn reaches B's client too.
 from __future__ import annotations
 
 import asyncio
-import os
 import time
 from pathlib import Path
 from typing import Any
 
 from tests.conftest import StartServer
+from tests.integration.store_postgres.fleet_nodes import fleet_secret, start_node, thread_events
 from tests.support.appserver import WAIT_S, AppServer
 
 from tether_testing import script
@@ -25,33 +25,16 @@ from tether_testing.fake_responses import FakeResponsesServer
 LEASE_S = 2
 
 
-async def _node(start_server: StartServer, url: str, name: str, home: Path, secret: Path) -> AppServer:
-    node = await start_server(
-        "--store", url, "--node-id", name, "--lease-seconds", str(LEASE_S),
-        "--fleet-listen", "ws://127.0.0.1:0", "--fleet-secret-file", str(secret), home=home,
-    )  # fmt: skip
-    await node.request("thread/loaded/list", {})  # answered once up: its fleet address is advertised
-    return node
-
-
-def _events(client: AppServer, mark: int, tid: str) -> list[tuple[int, str]]:
-    return [
-        (m["seq"], m["method"])
-        for m in client.since(mark)
-        if "seq" in m and "id" not in m and (m.get("params") or {}).get("threadId") == tid
-    ]
-
-
 async def _caught_up(clients: list[tuple[AppServer, int]], tid: str) -> list[list[tuple[int, str]]]:
     """Every client's events of the thread once each has the highest seq any of them got."""
-    last = max(e[0] for client, mark in clients for e in _events(client, mark, tid))
+    last = max(e[0] for client, mark in clients for e in thread_events(client, mark, tid))
     for client, mark in clients:
         await client.wait_for(lambda m: m.get("seq") == last and "id" not in m, after=mark)
-    return [_events(client, mark, tid) for client, mark in clients]
+    return [thread_events(client, mark, tid) for client, mark in clients]
 
 
 def _last_seq(client: AppServer, tid: str) -> int:
-    return max(s for s, _ in _events(client, 0, tid))
+    return max(s for s, _ in thread_events(client, 0, tid))
 
 
 def _turn_done(tid: str, turn_id: str, status: str) -> Any:
@@ -69,10 +52,10 @@ async def test_three_nodes_relay_fan_out_and_survive_the_owner_killed_mid_turn(
     workdir: Path,
     postgres_url: str,
 ) -> None:
-    secret = tmp_path / "fleet.secret"
-    secret.write_bytes(os.urandom(48))
+    secret = fleet_secret(tmp_path)
+    url = postgres_url
     a, b, c = await asyncio.gather(
-        *(_node(start_server, postgres_url, f"node-{n}", tmp_path / n, secret) for n in "abc")
+        *(start_node(start_server, url, f"node-{n}", tmp_path / n, LEASE_S, secret=secret) for n in "abc")
     )
 
     # A owns the thread (its first turn wrote the lease); B's and C's clients subscribe through A.
