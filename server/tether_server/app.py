@@ -44,7 +44,7 @@ from tether_server.rpc.outgoing import ServerRequests, send_notification
 from tether_server.sandbox.hidden import host_hidden_paths, outermost
 from tether_server.sandbox.policy import SandboxPolicy
 from tether_server.sandbox.probe import SandboxCapability, probe_sandbox
-from tether_server.sandbox.runner import PreparedCommand
+from tether_server.sandbox.runner import PreparedCommand, open_stub_journal
 from tether_server.sandbox.runner import prepare as prepare_command
 from tether_server.store.base import ThreadStore, TurnRecord
 from tether_server.store.sqlite import SqliteThreadStore
@@ -176,6 +176,7 @@ class App:
 
     async def start(self) -> Dispatcher:
         prepare_home(self.home)
+        open_stub_journal(self.home)
         start_telemetry(self.loaded.config)
         store = self.store_factory(self.home)
         # The sandbox probe spawns bwrap; it runs while the database opens.

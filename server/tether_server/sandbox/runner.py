@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from tether_server.errors import SandboxError
-from tether_server.sandbox import seccomp, startup, stubs
+from tether_server.sandbox import seccomp, startup, stub_journal, stubs
 from tether_server.sandbox.bwrap import build_bwrap_argv
 from tether_server.sandbox.messages import refusal
 from tether_server.sandbox.mounts import MountPlan, appeared_since, plan_mounts
@@ -139,6 +139,12 @@ def prepare(
         disable_userns=capability.disable_userns,
     )
     return prepared
+
+
+def open_stub_journal(home: Path) -> None:
+    """At daemon start: remove the stubs and placeholders a killed daemon on `home` left, and
+    journal this one's."""
+    stub_journal.open_journal(home, {held.kind: held.remove for held in (stubs.held, startup.held)})
 
 
 def _require_available(capability: SandboxCapability) -> None:

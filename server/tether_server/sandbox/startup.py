@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import stat
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
@@ -97,12 +98,30 @@ def _create(path: Path) -> bool:
 
 
 def _remove_if_unchanged(path: Path) -> None:
+    # Also run at start for the placeholders of a killed daemon: its home may have changed since,
+    # so nothing is followed (a symlinked parent, a symlink in the file's place) and only the very
+    # file whose content was checked is unlinked.
+    expected = placeholder_text(path.name)
     with contextlib.suppress(OSError):
-        if not path.is_symlink() and path.read_bytes() == placeholder_text(path.name):
-            path.unlink()
+        if os.path.realpath(path.parent) != str(path.parent):
+            return
+        dir_fd = os.open(path.parent, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC)
+        try:
+            fd = os.open(path.name, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC, dir_fd=dir_fd)
+            try:
+                opened = os.fstat(fd)
+                content = os.read(fd, len(expected) + 1) if stat.S_ISREG(opened.st_mode) else b""
+            finally:
+                os.close(fd)
+            now = os.stat(path.name, dir_fd=dir_fd, follow_symlinks=False)
+            if content == expected and (now.st_dev, now.st_ino) == (opened.st_dev, opened.st_ino):
+                os.unlink(path.name, dir_fd=dir_fd)
+        finally:
+            os.close(dir_fd)
 
 
-_placeholders = HeldPaths(_create, _remove_if_unchanged)
+_placeholders = HeldPaths("placeholder", _create, _remove_if_unchanged)
+held = _placeholders
 acquire = _placeholders.acquire
 release = _placeholders.release
 

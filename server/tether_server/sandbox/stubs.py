@@ -10,6 +10,8 @@ per daemon process, so concurrent commands in the same workspace share one stub.
 from __future__ import annotations
 
 import contextlib
+import os
+import stat
 from pathlib import Path
 
 from tether_server.sandbox.held_paths import HeldPaths
@@ -24,12 +26,18 @@ def _make(path: Path) -> bool:
 
 
 def _remove(path: Path) -> None:
-    # Left alone if someone outside the sandbox put files in it meanwhile.
+    # Left alone if someone outside the sandbox put files in it meanwhile (rmdir refuses), or
+    # replaced it by a symlink or a file; also at start, for the stubs of a killed daemon, whose
+    # parent must still be the canonical directory it was created in.
     with contextlib.suppress(OSError):
-        path.rmdir()
+        if os.path.realpath(path.parent) != str(path.parent):
+            return
+        if stat.S_ISDIR(os.lstat(path).st_mode):
+            path.rmdir()
 
 
-_stubs = HeldPaths(_make, _remove)
+_stubs = HeldPaths("stub", _make, _remove)
+held = _stubs
 acquire = _stubs.acquire
 release = _stubs.release
 
