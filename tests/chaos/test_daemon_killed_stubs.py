@@ -3,7 +3,8 @@
 While a command runs, missing protected paths (`.git`, `.codex` of the cwd) have an empty stub
 directory as bwrap's mount target and missing shell startup files of a `$HOME` in the workspace a
 placeholder; a killed daemon never removes them. The next daemon on the same home does, unless
-someone filled the stub or rewrote the placeholder meanwhile. A real daemon, real bwrap, SIGKILL.
+someone filled the stub, rewrote a placeholder or put a symlink in its place meanwhile. A real
+daemon, real bwrap, SIGKILL.
 """
 
 from __future__ import annotations
@@ -50,20 +51,27 @@ async def test_a_restarted_daemon_removes_the_stubs_a_killed_one_left_but_not_wh
     # Meanwhile the user starts a repository and writes a .bashrc of their own.
     (workdir / ".git" / "HEAD").write_text("ref: refs/heads/main\n")
     (user_home / ".bashrc").write_text("export MINE=1\n")
+    # And links .zshrc to a file elsewhere that happens to hold the placeholder's very text.
+    elsewhere = tmp_path / "zshrc"
+    elsewhere.write_bytes(placeholder_text(".zshrc"))
+    (user_home / ".zshrc").unlink()
+    (user_home / ".zshrc").symlink_to(elsewhere)
 
     restarted = await start_server(home=tether_home, env=env)
     # Answered once the daemon is up (initialize is answered before), so after its start-up sweep.
     await restarted.request("thread/list", {})
     assert sorted(p.name for p in workdir.iterdir()) == [".git", "user"]
     assert (workdir / ".git" / "HEAD").read_text() == "ref: refs/heads/main\n"
-    assert sorted(p.name for p in user_home.iterdir()) == [".bashrc"]
+    assert sorted(p.name for p in user_home.iterdir()) == [".bashrc", ".zshrc"]
     assert (user_home / ".bashrc").read_text() == "export MINE=1\n"
+    assert (user_home / ".zshrc").readlink() == elsewhere
+    assert elsewhere.read_bytes() == placeholder_text(".zshrc")
     assert list((tether_home / "sandbox-stubs").iterdir()) == []
 
     # A command that ends normally takes its stubs and their journal entry with it.
     fake_model.add(script.reply(_exec("quick", "true")), script.text_reply("ok"))
     await _turn(restarted, await _thread(restarted, workdir), WORKSPACE_WRITE)
     assert sorted(p.name for p in workdir.iterdir()) == [".git", "user"]
-    assert sorted(p.name for p in user_home.iterdir()) == [".bashrc"]
+    assert sorted(p.name for p in user_home.iterdir()) == [".bashrc", ".zshrc"]
     assert list((tether_home / "sandbox-stubs").iterdir()) == []
     await restarted.close()
