@@ -11,7 +11,7 @@ import asyncio
 import os
 import signal
 import ssl
-from collections.abc import Coroutine
+from collections.abc import Awaitable, Callable, Coroutine
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -35,6 +35,7 @@ from tether_server.transports.ws_auth import CapabilityToken
 if TYPE_CHECKING:
     from websockets.asyncio.server import Server, ServerConnection
 
+    from tether_server.transports.http import ProcessRequest
     from tether_server.transports.websocket import WebSocketStream
 
 _log = log.get("tether.serve")
@@ -98,30 +99,12 @@ class Listeners:
 
     async def _open_fleet(self, lst: Listen) -> str:
         """The fleet listener: other nodes relay their clients' requests for our threads here."""
-        from websockets.asyncio.server import serve
+        from tether_server.transports.http import fleet_gate
 
-        from tether_server.transports.http import counted_tcp, fleet_gate
-        from tether_server.transports.websocket import CLOSE_GRACE_S
-
-        try:
-            server = await serve(
-                self._serve_fleet,
-                lst.host,
-                lst.port,
-                process_request=fleet_gate(self._fleet_limits),
-                create_connection=counted_tcp(self._fleet_limits),
-                max_size=self.options.max_message_bytes,
-                max_queue=self.options.receive_queue,
-                compression=None,
-                open_timeout=self.options.pre_auth_timeout_s,
-                close_timeout=CLOSE_GRACE_S,
-            )
-        except OSError as exc:
-            raise ConfigError(
-                f"cannot listen on {lst.host}:{lst.port}: {exc.strerror}", key="--fleet-listen"
-            ) from exc
-        port = server.sockets[0].getsockname()[1]
-        host = f"[{lst.host}]" if ":" in lst.host else lst.host
+        gate = fleet_gate(self._fleet_limits)
+        server, host, port = await self._listen_tcp(
+            self._serve_fleet, lst, gate, self._fleet_limits, "--fleet-listen", None
+        )
         address = f"ws://{host}:{port}"
         self._ws_servers.append(_Listener(server, f"fleet {host}:{port}"))
         _banner(
@@ -154,24 +137,28 @@ class Listeners:
         self._ws_servers.append(_Listener(server, f"unix {lst.path}"))
         _banner("tether app-server (control socket)", f"listening on: unix://{lst.path}")
 
-    async def _open_tcp(self, lst: Listen) -> None:
+    async def _listen_tcp(
+        self,
+        handler: Callable[[ServerConnection], Awaitable[None]],
+        lst: Listen,
+        gate: ProcessRequest,
+        limits: ConnectionLimits,
+        flag: str,
+        tls: ssl.SSLContext | None,
+    ) -> tuple[Server, str, int]:
+        """A WebSocket server on `lst`'s TCP address; (server, host as a URL writes it, bound port)."""
         from websockets.asyncio.server import serve
 
-        from tether_server.transports.http import counted_tcp, tcp_gate
+        from tether_server.transports.http import counted_tcp
         from tether_server.transports.websocket import CLOSE_GRACE_S
 
-        tls = None
-        if lst.scheme == "wss":
-            assert self.options.tls_cert is not None and self.options.tls_key is not None
-            tls = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
-            tls.load_cert_chain(self.options.tls_cert, self.options.tls_key)
         try:
             server = await serve(
-                self._serve_ws,
+                handler,
                 lst.host,
                 lst.port,
-                process_request=tcp_gate(self.options.auth, self._limits),
-                create_connection=counted_tcp(self._limits),
+                process_request=gate,
+                create_connection=counted_tcp(limits),
                 ssl=tls,
                 max_size=self.options.max_message_bytes,
                 max_queue=self.options.receive_queue,
@@ -180,11 +167,21 @@ class Listeners:
                 close_timeout=CLOSE_GRACE_S,
             )
         except OSError as exc:
-            raise ConfigError(
-                f"cannot listen on {lst.host}:{lst.port}: {exc.strerror}", key="--listen"
-            ) from exc
-        port = server.sockets[0].getsockname()[1]
-        host = f"[{lst.host}]" if ":" in lst.host else lst.host
+            raise ConfigError(f"cannot listen on {lst.host}:{lst.port}: {exc.strerror}", key=flag) from exc
+        port = int(server.sockets[0].getsockname()[1])
+        return server, f"[{lst.host}]" if ":" in lst.host else lst.host, port
+
+    async def _open_tcp(self, lst: Listen) -> None:
+
+        from tether_server.transports.http import tcp_gate
+
+        tls = None
+        if lst.scheme == "wss":
+            assert self.options.tls_cert is not None and self.options.tls_key is not None
+            tls = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+            tls.load_cert_chain(self.options.tls_cert, self.options.tls_key)
+        gate = tcp_gate(self.options.auth, self._limits)
+        server, host, port = await self._listen_tcp(self._serve_ws, lst, gate, self._limits, "--listen", tls)
         http = "https" if tls else "http"
         self._ws_servers.append(_Listener(server, f"{lst.scheme} {host}:{port}"))
         _banner(
