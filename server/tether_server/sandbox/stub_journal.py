@@ -84,6 +84,7 @@ def record(kind: str, paths: Sequence[Path]) -> Entry | None:
     file = directory / f"{_SELF}-{next(_seq)}.json"
     body = json.dumps({"kind": kind, "paths": [str(p) for p in paths]}).encode()
     try:
+        _make_dir(directory)
         fd = os.open(file, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
         try:
             os.write(fd, body)
@@ -101,22 +102,29 @@ def record(kind: str, paths: Sequence[Path]) -> Entry | None:
     return Entry(file, len(paths))
 
 
+def _make_dir(directory: Path) -> None:
+    """The journal's folder, made with the first entry: a daemon that never made a stub leaves
+    nothing in its home."""
+    try:
+        directory.mkdir(mode=0o700)
+    except FileExistsError:
+        return
+    _fsync_dir(directory.parent)
+
+
 def open_journal(home: Path, removers: Mapping[str, Callable[[Path], None]]) -> None:
     """Journal this process's stubs in `home` from now on, after removing those of dead daemons
     that used the same home."""
     global _dir
     directory = home / JOURNAL_DIR
-    usable = True
     try:
-        with contextlib.suppress(FileExistsError):
-            directory.mkdir(mode=0o700)
-        _sweep(directory, removers)
+        if directory.is_dir():
+            _sweep(directory, removers)
     except OSError as exc:
-        # A read-only home still serves; its daemon's stubs are just not journaled.
+        # A read-only home still serves; what a killed daemon left there stays.
         _log.warning("sandbox.stub_journal_failed", path=str(directory), error=exc.strerror)
-        usable = False
     with _lock:
-        _dir = directory if usable else None
+        _dir = directory
 
 
 def _sweep(directory: Path, removers: Mapping[str, Callable[[Path], None]]) -> None:
