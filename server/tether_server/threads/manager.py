@@ -11,7 +11,7 @@ from tether_server import heap, log
 from tether_server.core.events import SYSTEM_ERROR
 from tether_server.core.session import SessionDeps, ThreadSession
 from tether_server.core.settings import TurnSettings
-from tether_server.store.base import StoreError, ThreadRecord, ThreadStore, TurnRecord
+from tether_server.store.base import Batch, StoreError, ThreadRecord, ThreadStore, TurnRecord
 from tether_server.threads.handle import Project, ThreadHandle
 from tether_server.threads.ownership import Ownership
 
@@ -116,7 +116,11 @@ class ThreadManager:
         last = await self.store.read_events(record.id, record.last_seq - 1, limit=1)
         if last and last[0].seq == record.last_seq and last[0].method == THREAD_CLOSED.name:
             return record.last_seq
-        return record.last_seq + SEQ_GAP_AFTER_UNCLEAN_END
+        # Stored before any event goes out: a crash before this run stores one of its own must not
+        # leave the next run numbering from the same stored seq, over what this one sent.
+        record.last_seq += SEQ_GAP_AFTER_UNCLEAN_END
+        await self.store.commit(Batch(thread=record))
+        return record.last_seq
 
     async def unload(self, thread_id: str) -> ThreadHandle | None:
         handle = self._loaded.pop(thread_id, None)

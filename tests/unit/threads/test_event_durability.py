@@ -33,7 +33,7 @@ async def store(tmp_path: Path) -> AsyncIterator[SqliteThreadStore]:
     await store.close()
 
 
-def _open(store: SqliteThreadStore, thread_id: str, *, ephemeral: bool = False) -> ThreadHandle:
+def _manager(store: SqliteThreadStore) -> ThreadManager:
     deps = SessionDeps(
         provider_for=_no_commands,
         home=None,
@@ -44,7 +44,11 @@ def _open(store: SqliteThreadStore, thread_id: str, *, ephemeral: bool = False) 
         env={},
         item_json=projection.item_json,
     )
-    threads = ThreadManager(store, deps, projection.notification)
+    return ThreadManager(store, deps, projection.notification)
+
+
+def _open(store: SqliteThreadStore, thread_id: str, *, ephemeral: bool = False) -> ThreadHandle:
+    threads = _manager(store)
     # A preview means the thread has content, so it is written (an empty new thread is not).
     record = ThreadRecord(thread_id, 1, 1, 1, "/tmp", "m", "fake", preview="hello")
     return threads.create(
@@ -114,3 +118,19 @@ async def test_a_run_of_deltas_keeps_seq_order_and_waits_behind_a_commit(store: 
     assert runs == [[1, 2], [3], [4], [5]]
     assert [e.seq for e in handle.ring_after(0)] == [1, 2, 3, 4, 5]
     assert [e.method for e in await store.read_events("t-4", 0)] == ["turn/completed"]
+
+
+async def test_a_second_unclean_end_never_numbers_from_the_same_stored_seq(store: SqliteThreadStore) -> None:
+    # A daemon that loads a thread whose last run did not end cleanly numbers far above the stored
+    # last seq; killed before it stored anything, the next daemon must not number from that same
+    # stored seq again: the client may have seen the lazy events sent in between.
+    handle = _open(store, "t-6")
+    await handle.emit(ev.TurnCompleted("t-6", TURN, "completed", 1, 2, 5))  # stored; no thread/closed
+    events: list[ThreadEvent] = []
+    for _run in range(2):  # each a daemon killed before it stored an event
+        opened = await _manager(store).open("t-6")
+        assert opened is not None
+        seen = max((e.seq for e in events), default=0)
+        opened.handle.add_listener(events.append)
+        await opened.handle.emit(ev.ThreadWarning("t-6", "lazy: sent, never stored"))
+        assert events[-1].seq > seen, [e.seq for e in events]
