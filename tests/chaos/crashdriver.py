@@ -10,8 +10,8 @@ thread's goal (`crash_goals`), another disables a skill (`crash_skills`), and an
 a payload to the thread (`crash_attachments`), and one queues messages on a side thread
 (`crash_queue`) and creates projects (`crash_projects`); plugins are installed and uninstalled
 (`crash_plugins`); another records an external-agent import (`crash_imports`); another signs in
-or out (`crash_signin`). The store is the home's SQLite file or a PostgreSQL database
-(`crash_store`).
+or out (`crash_signin`), or signs in to an OAuth MCP server (`crash_mcp_oauth`). The store is the
+home's SQLite file or a PostgreSQL database (`crash_store`).
 """
 
 from __future__ import annotations
@@ -27,6 +27,7 @@ from typing import Any
 from tests.chaos.crash_attachments import AttachmentAdds
 from tests.chaos.crash_goals import GoalSets
 from tests.chaos.crash_imports import ImportRecords
+from tests.chaos.crash_mcp_oauth import McpSignIns
 from tests.chaos.crash_plugins import PluginInstalls
 from tests.chaos.crash_projects import ProjectCreates
 from tests.chaos.crash_queue import QueueAdds
@@ -152,6 +153,7 @@ class CrashDriver:
         self.queue = QueueAdds()
         self.projects = ProjectCreates()
         self.signins = SignIns(home)
+        self.mcp_signins = McpSignIns(home, home.parent / "mcp-oauth")
         self.queue_client: WsClient | None = None
 
     async def start(self) -> tuple[SocketServer, list[WsClient]]:
@@ -160,6 +162,7 @@ class CrashDriver:
             "--listen",
             "ws://127.0.0.1:0",
             *self.store.daemon_args(),
+            *await self.mcp_signins.daemon_args(),
         ]
         server = await SocketServer.start(self.home, args)
         clients = []
@@ -182,6 +185,7 @@ class CrashDriver:
             await self.queue.prepare(queue_client, self.workdir, self.fake)
             if not self.thread_id:
                 await self.plugins.prepare(clients[0])
+                await self.mcp_signins.step(clients[0])  # one sign-in a kill cannot cut off
                 params = {"cwd": str(self.workdir), "sandbox": "read-only", "approvalPolicy": "on-request"}
                 self.thread_id = (await clients[0].request("thread/start", params))["thread"]["id"]
                 marks = [c.mark() for c in clients]
@@ -197,6 +201,7 @@ class CrashDriver:
                 await self.attachments.check(clients[0], self.thread_id)
                 await self.plugins.check(clients[0])
                 await self.signins.check(clients[0])
+                await self.mcp_signins.check(clients[0])
             if kill:
                 await self.drive_until_kill(server, clients)
                 self.saves_answered |= {
@@ -270,6 +275,8 @@ class CrashDriver:
                 pending.append(asyncio.create_task(attach_step))
                 pending.append(asyncio.create_task(self.plugins.step(rng.choice(clients), self._turn_no)))
                 pending.append(asyncio.create_task(self.signins.step(rng.choice(clients), self._turn_no)))
+                mcp_client = clients[self._turn_no % len(clients)]
+                pending.append(asyncio.create_task(self.mcp_signins.step(mcp_client)))
                 if self.queue_client is not None:
                     pending.append(asyncio.create_task(self.queue.step(self.queue_client, self._turn_no)))
                     project_step = self.projects.step(self.queue_client, self._turn_no)

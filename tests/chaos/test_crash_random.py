@@ -8,7 +8,8 @@ section a client was told is created is listed, and the thread is in its last an
 later one. The thread's goal is that of its last answered `thread/goal/set` or a later one. Every
 attachment a client was told is created is listed, unchanged, and every message a client was told
 is queued is still queued, in order, unless its deletion was asked. Every project a client was
-told is created is listed as it was answered.
+told is created is listed as it was answered. The tokens of an OAuth MCP server are those of the
+last completed sign-in or of the one the kill cut off.
 """
 
 from __future__ import annotations
@@ -52,6 +53,7 @@ async def _battery(driver: CrashDriver, kills: int) -> None:
     finally:
         # The fake issuer's server thread, left running by a failed round, hangs pytest's exit.
         driver.signins.close()
+        await driver.mcp_signins.close()
     figures = driver.figures
     assert figures.kills == kills
     assert figures.feedback_saved > 0, "no feedback save was answered before a kill"
@@ -60,4 +62,6 @@ async def _battery(driver: CrashDriver, kills: int) -> None:
     assert driver.attachments.answered, "no attachment was answered as created before a kill"
     assert driver.queue.answered, "no queued message was answered before a kill"
     assert driver.projects.answered, "no project creation was answered before a kill"
-    print(f"crash battery: {figures}")
+    assert driver.mcp_signins.completed, "no MCP OAuth sign-in completed before a kill"
+    mcp = driver.mcp_signins
+    print(f"crash battery: {figures}; MCP OAuth sign-ins completed {mcp.completed} of {mcp.asked}")
