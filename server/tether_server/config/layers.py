@@ -69,13 +69,17 @@ def _project_layers(loaded: LoadedConfig, cwd: Path) -> list[Layer]:
     return layers
 
 
-def read_layers(loaded: LoadedConfig, cwd: str | None) -> list[Layer]:
-    """Every layer that applies from `cwd` (a relative or missing folder: none of a project)."""
+def read_layers(loaded: LoadedConfig, cwd: str | None, *, read_user: bool = True) -> list[Layer]:
+    """Every layer that applies from `cwd` (a relative or missing folder: none of a project).
+
+    `read_user=False` leaves the user layer's table empty: `loaded` already holds that file, and
+    only `config/read` reports it again (a thread's start need not read and parse it anew)."""
     flags = parse_cli_overrides(loaded.overrides)
     cli = Layer({"type": "sessionFlags"}, loaded.versions.get("cli", ""), flags)
     folder = Path(cwd) if cwd else None
     projects = _project_layers(loaded, folder) if folder and folder.is_absolute() and folder.is_dir() else []
-    user = _file_layer({"type": "user", "file": str(loaded.path), "profile": loaded.profile}, loaded.path)
+    user_name = {"type": "user", "file": str(loaded.path), "profile": loaded.profile}
+    user = _file_layer(user_name, loaded.path) if read_user else Layer(user_name, "", {})
     system_file = system_dir() / "config.toml"
     system = _file_layer({"type": "system", "file": str(system_file)}, system_file)
     return [cli, *projects, user, system]
@@ -109,7 +113,7 @@ def config_at(loaded: LoadedConfig, cwd: Path) -> Config:
     Raises:
         ConfigError: a project or system layer holds a bad value (the message names the key).
     """
-    layers = read_layers(loaded, str(cwd))
+    layers = read_layers(loaded, str(cwd), read_user=False)
     config, applied = _layered(loaded, layers)
     return config_for_cwd(loaded, cwd, config, set(applied))
 
