@@ -53,22 +53,19 @@ async def measure(ctx: PointContext, turns: int) -> Point:
 
 
 EXPLANATION = """
-Linear for Codex; linear for Tether up to 1,000 turns and somewhat worse above. A full
-`thread/resume` loads every turn and item of the thread (`load_thread`: three indexed range reads)
-and returns them all, so its cost is proportional to the history. Tether on a quiet machine
-(load < 3, timed once the restarted daemon has answered a first request): 11.6, 20.3, 101 and
-1,568 ms at 10, 100, 1,000 and 10,000 turns; ~100 µs per turn up to 1,000, 157 µs at 10,000 (an
-earlier run at load ~5, before the stdio front, gave 13, 16, 87 and 717 ms). The step above 1,000
-turns is Python's cyclic garbage collector: validating and serializing a 10,000-turn answer
-allocates enough objects to set off collection after collection of a growing heap (the same
-validation takes 60 ms with the collector off and 400 ms with it on). Freezing what start-up
-loaded (`heap.py`) took 10% off; a higher collection threshold took 40% off this point but cost
-every small turn 10%, so it was not kept. What would remove it: build the answer from the stored
-JSON without validating it again (it was valid when written), or page (below). RSS grows with the turns held
-(+36 MB at 10,000). This is inherent to returning the whole history; a client that pages
-(`excludeTurns` then `thread/turns/list`) pays a constant. Codex (under load ~30) is linear at 7-11 ms
-per turn: 0.2 s at 10 turns, 6.7 s at 1,000 and 107 s at 10,000 — it rebuilds turns from its
-rollout file.
+Linear for Codex; sub-linear for Tether. A full `thread/resume` loads every turn and item of the
+thread and returns them all, so its cost grows with the history. Tether on a quiet machine (load
+< 1, timed from the request to the parsed answer in the bench client, once the restarted daemon has
+answered a first request): 15, 17, 35 and 270 ms at 10, 100, 1,000 and 10,000 turns, 27 µs per turn
+at 10,000 (issue 31; before it: 11.6, 20.3, 101 and 1,568 ms). Of the 270 ms, the daemon's full
+answer line (6.7 MB) is out after ~145 ms; the rest is the client reading and parsing it. What
+changed: turns are sent from their stored JSON without being validated again
+(`processor/stored_turns.py`), the cyclic collector is kept out of the large answer, and the model
+provider's background import waits until the request that opened the thread is answered (beside a
+long resume it took ~30% longer). RSS grows with the turns held (+28 MB at 10,000). A client that
+pages (`excludeTurns` then `thread/turns/list`) pays a constant. Codex (under load ~30) is linear at
+7-11 ms per turn: 0.2 s at 10 turns, 6.7 s at 1,000 and 107 s at 10,000 — it rebuilds turns from
+its rollout file.
 """
 
 CURVE = Curve(

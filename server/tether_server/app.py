@@ -395,4 +395,4 @@ def _fleet_forward(
 def _on_subscribe(unloader: IdleUnloader, thread_id: str) -> None:
     unloader.cancel(thread_id)
     # A client that opens a thread starts a turn next: load the model provider meanwhile.
-    warm_up.start_once()
+    warm_up.start_after_request()

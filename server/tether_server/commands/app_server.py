@@ -125,7 +125,7 @@ def _prepare_app_server(args: argparse.Namespace, spawner: int) -> tuple[App, Se
     wire_models.build_shared()
     # The model provider (httpx2 and its transports, 50-180 ms of imports) is not loaded here: a
     # client waits for its first `thread/start` answer through all of this. It loads in the
-    # background once a thread is opened (`warm_up.start_once`), while the client sends its turn.
+    # background once a thread is opened (`warm_up.start_after_request`), while the client sends its turn.
     heap.settle_after_start()
     return app, options
 
