@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from tether_server.core.tool_specs import function_tool
+
 NAMESPACE = "multi_agent_v1"
 DESCRIPTION = "Tools for spawning and managing sub-agents."
 EFFORTS = ("low", "medium", "high", "xhigh")
@@ -16,18 +18,7 @@ WAIT_DEFAULT_MS, WAIT_MIN_MS, WAIT_MAX_MS = 30_000, 10_000, 3_600_000
 def _spec(
     name: str, description: str, properties: dict[str, Any], required: list[str] | None
 ) -> dict[str, Any]:
-    parameters: dict[str, Any] = {"type": "object", "properties": properties}
-    if required is not None:
-        parameters["required"] = required
-    parameters["additionalProperties"] = False
-    return {
-        "type": "function",
-        "name": name,
-        "description": description,
-        "strict": False,
-        "defer_loading": True,
-        "parameters": parameters,
-    }
+    return function_tool(name, description, properties, required, defer_loading=True)
 
 
 _TARGET = {"type": "string", "description": "The agent's id, as spawn_agent returned it."}

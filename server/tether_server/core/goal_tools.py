@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 from typing import Any, Protocol
 
+from tether_server.core.tool_specs import function_tool
 from tether_server.core.toolbox import Tool, ToolArgumentError, ToolCall, ToolContext, ToolOutput
 
 MODEL_STATUSES = ("complete", "blocked", "paused")
@@ -38,26 +39,14 @@ class GoalPort(Protocol):
         """A turn is about to complete: its usage goes to the goal, announced before `turn/completed`."""
 
 
-def _spec(name: str, description: str, properties: dict[str, Any], required: list[str]) -> dict[str, Any]:
-    parameters: dict[str, Any] = {"type": "object", "properties": properties, "required": required}
-    parameters["additionalProperties"] = False
-    return {
-        "type": "function",
-        "name": name,
-        "description": description,
-        "strict": False,
-        "parameters": parameters,
-    }
-
-
-GET_GOAL = _spec(
+GET_GOAL = function_tool(
     "get_goal",
     "Read this thread's goal: its objective, status, token budget, the tokens and time spent on it "
     "so far, and how many budgeted tokens remain.",
     {},
     [],
 )
-CREATE_GOAL = _spec(
+CREATE_GOAL = function_tool(
     "create_goal",
     "Start a goal for this thread, only when the user (or a system or developer instruction) asks for "
     "one; an ordinary task is not a goal. Give token_budget only when a budget was asked for. Fails "
@@ -75,7 +64,7 @@ CREATE_GOAL = _spec(
     },
     ["objective"],
 )
-UPDATE_GOAL = _spec(
+UPDATE_GOAL = function_tool(
     "update_goal",
     "Change the status of this thread's goal.\n"
     "`complete`: the objective is achieved and nothing it requires is left to do; not because the "

@@ -17,6 +17,7 @@ from tether_server.core import events as ev
 from tether_server.core import items
 from tether_server.core.ids import now_ms
 from tether_server.core.tool_results import cap, mcp_result
+from tether_server.core.tool_specs import function_tool
 from tether_server.core.toolbox import StaticTools, Tool, ToolCall, ToolContext, ToolOutput
 from tether_server.tools.mcp.calls import McpCallError
 
@@ -32,22 +33,6 @@ def _server_prop(what: str) -> dict[str, Any]:
     return {"type": "string", "description": f"An MCP server's name; omit it to list {what} of every server."}
 
 
-def _spec(
-    name: str, description: str, properties: dict[str, Any], required: list[str] | None
-) -> dict[str, Any]:
-    parameters: dict[str, Any] = {"type": "object", "properties": properties}
-    if required is not None:
-        parameters["required"] = required
-    parameters["additionalProperties"] = False
-    return {
-        "type": "function",
-        "name": name,
-        "description": description,
-        "strict": False,
-        "parameters": parameters,
-    }
-
-
 def _cursor(tool: str) -> dict[str, Any]:
     return {
         "type": "string",
@@ -55,20 +40,20 @@ def _cursor(tool: str) -> dict[str, Any]:
     }
 
 
-LIST_SPEC = _spec(
+LIST_SPEC = function_tool(
     "list_mcp_resources",
     "Lists the resources the MCP servers share (files, schemas, records...) as context you can read "
     "with read_mcp_resource.",
     {"cursor": _cursor("list_mcp_resources"), "server": _server_prop("the resources")},
     None,
 )
-TEMPLATES_SPEC = _spec(
+TEMPLATES_SPEC = function_tool(
     "list_mcp_resource_templates",
     "Lists the MCP servers' resource templates: parameterised resource URIs you can fill in and read.",
     {"cursor": _cursor("list_mcp_resource_templates"), "server": _server_prop("the templates")},
     None,
 )
-READ_SPEC = _spec(
+READ_SPEC = function_tool(
     "read_mcp_resource",
     "Reads one resource of an MCP server by its URI (as list_mcp_resources gave it).",
     {

@@ -46,19 +46,29 @@ _APPROVAL_PROPS: dict[str, Any] = {
 }
 
 
+def function_tool(
+    name: str,
+    description: str,
+    properties: dict[str, Any],
+    required: list[str] | None,
+    *,
+    defer_loading: bool = False,
+) -> dict[str, Any]:
+    """A function tool in Codex's key order: properties as given, `required` only when given, and
+    `defer_loading` for a tool found through `tool_search`."""
+    parameters: dict[str, Any] = {"type": "object", "properties": properties}
+    if required is not None:
+        parameters["required"] = required
+    parameters["additionalProperties"] = False
+    spec: dict[str, Any] = {"type": "function", "name": name, "description": description, "strict": False}
+    if defer_loading:
+        spec["defer_loading"] = True
+    spec["parameters"] = parameters
+    return spec
+
+
 def _function(name: str, description: str, properties: dict[str, Any], required: list[str]) -> dict[str, Any]:
-    return {
-        "type": "function",
-        "name": name,
-        "description": description,
-        "strict": False,
-        "parameters": {
-            "type": "object",
-            "properties": dict(sorted(properties.items())),
-            "required": required,
-            "additionalProperties": False,
-        },
-    }
+    return function_tool(name, description, dict(sorted(properties.items())), required)
 
 
 def exec_command_spec() -> dict[str, Any]:
