@@ -214,10 +214,12 @@ class Dispatcher:
         if not self.server_requests.resolve(message["id"], reply):
             _log.debug("reply.unmatched", connection_id=conn.id, request_id=str(message["id"])[:64])
 
-    async def _run_request(self, conn: Connection, rid: jsonrpc.RequestId, method: str, raw: Any) -> None:
+    async def _run_request(
+        self, conn: Connection, rid: jsonrpc.RequestId, method: str, raw: Any, reply: Reply | None = None
+    ) -> None:
         structlog.contextvars.bind_contextvars(connection_id=conn.id, request_id=rid, method=method)
         known = method if method in self._methods else "unknown"  # bounded metric labels
-        reply = Reply(conn, rid, known)
+        reply = reply or Reply(conn, rid, known)
         with telemetry.span(known, {"rpc.system": "jsonrpc", "rpc.method": known}) as span:
             try:
                 await self._dispatch(conn, reply, method, raw)
@@ -230,15 +232,9 @@ class Dispatcher:
     async def resume_for(self, conn: Connection, thread_id: str, after_seq: int) -> bool:
         """`thread/resume` with `afterSeq` on the client's behalf, its answer kept from the client
         (which never asked): relayed or served here like the client's own; True when subscribed."""
-        reply = _Unsent(conn, "thread/resume")
+        reply = _Unsent(conn, "thread/resume", thread_id)
         params = {"threadId": thread_id, "afterSeq": after_seq, "excludeTurns": True}
-        try:
-            await self._dispatch(conn, reply, "thread/resume", params)
-        except asyncio.CancelledError:
-            raise
-        except Exception as exc:  # noqa: BLE001 - a failed follow is logged and retried by the caller
-            _log.warning("fleet.follow_refused", thread_id=thread_id, error=str(exc))
-            return False
+        await self._run_request(conn, "fleet-follow", "thread/resume", params, reply)
         return reply.sent and reply.error_code is None
 
     async def _dispatch(self, conn: Connection, reply: Reply, method: str, raw: Any) -> None:
@@ -335,13 +331,16 @@ __all__ = ["OVERLOADED", "Dispatcher", "Overloaded", "RequestContext", "Route"]
 class _Unsent(Reply):
     """The answer to a request this node made for a client: recorded, never sent to it."""
 
-    def __init__(self, conn: Connection, method: str) -> None:
+    def __init__(self, conn: Connection, method: str, thread_id: str) -> None:
         super().__init__(conn, "fleet-follow", method)
+        self.thread_id = thread_id
 
     def result(self, spec: AnyMethodSpec, value: object) -> bool:
         return isinstance(value, spec.result) and self._claim("result")
 
     def fail(self, exc: BaseException) -> None:
+        # Logged here, not sent: the caller retries the follow.
+        _log.warning("fleet.follow_refused", thread_id=self.thread_id, error=str(exc))
         self.error_code = int(ErrorCode.INTERNAL_ERROR)
         self._claim("error")
 
