@@ -25,6 +25,9 @@ SUITES = ("unit", "integration", "chaos", "e2e", "conformance", "docs")
 """Each top folder of tests/ is a marker: `pytest -m unit`, `pytest -m "not e2e"`."""
 
 _NOT_RUN = pytest.StashKey[dict[str, list[str]]]()
+_DAEMONS = pytest.StashKey[list[AppServer]]()
+_MODEL = pytest.StashKey[FakeResponsesServer]()
+_LOG_TAIL_LINES = 40
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -62,6 +65,22 @@ def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pyte
         )
 
 
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Any:
+    """A failing test's report carries the tail of each daemon's log and what the fake model served:
+    a flake in CI is otherwise a bare timeout, with the daemons' side gone with the machine."""
+    report = yield
+    if report.failed and call.when == "call":
+        for server in item.stash.get(_DAEMONS, []):
+            lines = server.stderr().splitlines()[-_LOG_TAIL_LINES:]
+            report.sections.append((f"daemon log tail: {server.home}", "\n".join(lines)))
+        model = item.stash.get(_MODEL, None)
+        if model is not None:
+            served = f"served {model.served} model requests; {model.remaining} scripted answers left"
+            report.sections.append(("fake model", served))
+    return report
+
+
 def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     config = session.config
     workeroutput = getattr(config, "workeroutput", None)
@@ -79,8 +98,9 @@ def pytest_testnodedown(node: Any, error: object) -> None:
 
 
 @pytest.fixture
-async def fake_model() -> AsyncIterator[FakeResponsesServer]:
+async def fake_model(request: pytest.FixtureRequest) -> AsyncIterator[FakeResponsesServer]:
     async with FakeResponsesServer() as fake:
+        request.node.stash[_MODEL] = fake
         yield fake
 
 
@@ -95,8 +115,11 @@ StartServer = Callable[..., Awaitable[AppServer]]
 
 
 @pytest.fixture
-async def start_server(tmp_path: Path, fake_model: FakeResponsesServer) -> AsyncIterator[StartServer]:
+async def start_server(
+    tmp_path: Path, fake_model: FakeResponsesServer, request: pytest.FixtureRequest
+) -> AsyncIterator[StartServer]:
     servers: list[AppServer] = []
+    request.node.stash[_DAEMONS] = servers
 
     async def start(
         *extra: str, home: Path | None = None, initialize: bool = True, stream_max_retries: int = 0, **kw: Any

@@ -143,7 +143,12 @@ async def test_a_client_of_another_node_resumes_runs_and_approves_a_turn_on_the_
     assert methods.index("turn/started") < methods.index("serverRequest/resolved") < len(methods) - 1
 
     # turn/steer and turn/interrupt from B reach the turn running on A.
-    fake_model.add(script.reply(script.gated("hold"), script.message("never said")))
+    # A steer cuts the response short and asks the model again at once: that request is held too,
+    # so the interrupt finds the turn waiting on the model however slow the machine.
+    fake_model.add(
+        script.reply(script.gated("hold"), script.message("never said")),
+        script.reply(script.gated("steered"), script.message("never said either")),
+    )
     mark_b = b.mark()
     held = (await b.request("turn/start", {"threadId": tid, "input": [{"type": "text", "text": "wait"}]}))[
         "turn"
@@ -155,6 +160,8 @@ async def test_a_client_of_another_node_resumes_runs_and_approves_a_turn_on_the_
     done = await b.notification("turn/completed", after=mark_b)
     assert (done["params"]["turn"]["id"], done["params"]["turn"]["status"]) == (held["id"], "interrupted")
     fake_model.release("hold")
+    fake_model.release("steered")
+    fake_model.discard_remaining()  # the steered answer, when the interrupt came before its request
 
     # The thread stayed on A: B only relayed.
     nodes = {n["nodeId"]: n for n in await fleet_status(postgres_url)}
