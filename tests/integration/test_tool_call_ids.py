@@ -96,3 +96,32 @@ async def test_a_repeated_call_id_never_takes_over_an_earlier_item(
     again = await start_server(home=home)
     reread = await again.request("thread/read", {"threadId": thread_id, "includeTurns": True})
     assert [_tool_items(t) for t in reread["thread"]["turns"]] == shown
+
+
+async def test_after_a_restart_the_resumed_thread_still_knows_its_call_ids_and_history(
+    tmp_path: Path, start_server: StartServer, fake_model: FakeResponsesServer, workdir: Path
+) -> None:
+    # The loaded history is parsed when a turn first needs it: the ids of the calls made before
+    # the restart and what the model was told then must be there all the same.
+    home = tmp_path / "home"
+    server = await start_server(home=home)
+    thread = await server.request("thread/start", {"cwd": str(workdir), "sandbox": "workspace-write"})
+    thread_id = thread["thread"]["id"]
+    fake_model.add(script.reply(script.function_call("exec_command", {"cmd": "echo before"}, "call_1")))
+    fake_model.add(script.text_reply("done before"))
+    await _turn(server, thread_id, "one")
+    await server.close()
+
+    again = await start_server(home=home)
+    await again.request("thread/resume", {"threadId": thread_id})
+    fake_model.add(script.reply(script.function_call("exec_command", {"cmd": "echo after"}, "call_1")))
+    fake_model.add(script.text_reply("done after"))
+    await _turn(again, thread_id, "two")
+
+    read = await again.request("thread/read", {"threadId": thread_id, "includeTurns": True})
+    ids = [i["id"] for t in read["thread"]["turns"] for i in t["items"] if i["type"] == "commandExecution"]
+    assert ids[0] == "call_1" and len(set(ids)) == 2
+    sent = fake_model.requests[-1].body["input"]
+    outputs = [str(i["output"]) for i in sent if i["type"] == "function_call_output"]
+    assert "before" in outputs[0] and "after" in outputs[1]
+    assert any("done before" in str(i.get("content")) for i in sent if i.get("role") == "assistant")

@@ -12,7 +12,14 @@ from typing import Any
 from tether_server.core.history import MARKER, fold
 from tether_server.core.ids import uuid7
 from tether_server.core.items import ThreadItem
-from tether_server.store.base import Batch, HistoryRecord, ItemRecord, ThreadRecord, TurnRecord
+from tether_server.store.base import (
+    Batch,
+    HistoryRecord,
+    ItemRecord,
+    StoredHistory,
+    ThreadRecord,
+    TurnRecord,
+)
 
 _CALLS = frozenset({"function_call", "custom_tool_call", "tool_search_call"})
 
@@ -25,7 +32,7 @@ class ThreadRecorder:
         record: ThreadRecord,
         item_json: Callable[[ThreadItem], dict[str, Any]],
         *,
-        history: list[dict[str, Any]] | None = None,
+        history: list[dict[str, Any]] | StoredHistory | None = None,
         turn_count: int = 0,
         item_count: int = 0,
         ephemeral: bool = False,
@@ -33,18 +40,40 @@ class ThreadRecorder:
         self.record = record
         self._item_json = item_json
         self.ephemeral = ephemeral
-        self.history: list[dict[str, Any]] = fold(list(history or []))
+        # A stored history is parsed when a turn first needs it (see StoredHistory).
+        self._stored = history if isinstance(history, StoredHistory) else None
+        self._history: list[dict[str, Any]] = []
         # Every call id the model ever used in this thread (compacted history included): a tool
         # call item is named by its call id only the first time (`tool_item_id`).
-        self._call_ids = {
-            str(i["call_id"]) for i in history or () if i.get("type") in _CALLS and "call_id" in i
-        }
+        self._call_ids: set[str] = set()
+        if not isinstance(history, StoredHistory):
+            self._take(list(history or []))
         self._history_ordinal = len(history or [])  # stored records, markers included
         self._turn_count = turn_count
         self._item_count = item_count
         self._unsaved = Batch()
         # A thread is written once it has content; until then it lives in memory only.
         self.materialized = bool(history) or bool(record.preview)
+
+    def _take(self, entries: list[dict[str, Any]]) -> None:
+        self._history = fold(entries)
+        self._call_ids = {str(i["call_id"]) for i in entries if i.get("type") in _CALLS and "call_id" in i}
+
+    def _parsed(self) -> None:
+        stored, self._stored = self._stored, None
+        if stored is not None:
+            self._take(stored.parse())
+
+    @property
+    def history(self) -> list[dict[str, Any]]:
+        """The model history the thread continues from (compactions applied)."""
+        self._parsed()
+        return self._history
+
+    @history.setter
+    def history(self, history: list[dict[str, Any]]) -> None:
+        self._parsed()
+        self._history = history
 
     @property
     def thread_id(self) -> str:
@@ -65,6 +94,7 @@ class ThreadRecorder:
         """The id of the item of a tool call `call_id`: the call id itself, as in Codex, unless an
         earlier call of the thread had it (a model server that numbers its calls from 1 in every
         response): then a fresh id, so the later call never takes over the earlier call's item."""
+        self._parsed()
         if call_id and call_id not in self._call_ids:
             self._call_ids.add(call_id)
             return call_id

@@ -20,7 +20,7 @@ from tether_server.core.turn_runner import INTERRUPTED_MARKER, TurnWork
 from tether_server.core.turn_scope import ActiveTurn, SessionDeps, TurnScope, new_turn
 from tether_server.core.usage import UsageTracker
 from tether_server.errors import Conflict
-from tether_server.store.base import ThreadRecord
+from tether_server.store.base import StoredHistory, ThreadRecord
 from tether_server.tools.exec.sessions import ProcessSessions
 
 __all__ = ["INTERRUPTED_MARKER", "SessionDeps", "ThreadSession"]
@@ -36,7 +36,7 @@ class ThreadSession:
         sink: EventSink,
         deps: SessionDeps,
         *,
-        history: list[dict[str, Any]] | None = None,
+        history: list[dict[str, Any]] | StoredHistory | None = None,
         turn_count: int = 0,
         item_count: int = 0,
         ephemeral: bool = False,

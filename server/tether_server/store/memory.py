@@ -24,6 +24,7 @@ from tether_server.store.base import (
     ReadState,
     SessionLoad,
     SortDirection,
+    StoredHistory,
     StoreError,
     ThreadQuery,
     ThreadRecord,
@@ -178,7 +179,7 @@ class MemoryThreadStore(MemorySections, MemoryDesktop):
         loaded = await self.load_thread(thread_id)
         if loaded is None:
             return None
-        history = [h.item for h in loaded.history]
+        history = StoredHistory([orjson.dumps(h.item) for h in loaded.history])
         return SessionLoad(loaded.record, history, len(loaded.turns), len(loaded.items))
 
     async def item_texts(self, thread_id: str) -> list[tuple[str, str]]:

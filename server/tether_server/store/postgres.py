@@ -12,7 +12,6 @@ import json
 from collections.abc import AsyncIterator, Iterable, Sequence
 from typing import Any
 
-import orjson
 import psycopg
 from psycopg_pool import AsyncConnectionPool
 
@@ -26,6 +25,7 @@ from tether_server.store.base import (
     ReadState,
     SessionLoad,
     SortDirection,
+    StoredHistory,
     StoreError,
     ThreadQuery,
     ThreadRecord,
@@ -142,7 +142,7 @@ class PostgresThreadStore(PostgresGoals, PostgresSections, PostgresDesktop):
             rows = await _rows(conn, q.SELECT_THREAD, (thread_id,))
             if not rows:
                 return None
-            history = [orjson.loads(r[0]) for r in await _rows(conn, q.HISTORY_ITEMS, (thread_id,))]
+            history = StoredHistory([r[0] for r in await _rows(conn, q.HISTORY_ITEMS, (thread_id,))])
             turns, items = (await _rows(conn, q.COUNTS, {"t": thread_id}))[0]
         return SessionLoad(thread_from_row(rows[0]), history, int(turns), int(items))
 

@@ -11,10 +11,9 @@ import contextlib
 from typing import Protocol
 
 import aiosqlite
-import orjson
 
 from tether_server.store import sqlite_queries as q
-from tether_server.store.base import SessionLoad
+from tether_server.store.base import SessionLoad, StoredHistory
 from tether_server.store.sqlite_open import fetch_all
 from tether_server.store.sqlite_rows import thread_from_row
 
@@ -38,7 +37,7 @@ class SqliteTranscript:
             rows = await fetch_all(conn, q.SELECT_THREAD, (thread_id,))
             if not rows:
                 return None
-            history = [orjson.loads(r[0]) for r in await fetch_all(conn, _HISTORY, (thread_id,))]
+            history = StoredHistory([r[0] for r in await fetch_all(conn, _HISTORY, (thread_id,))])
             turns, items = (await fetch_all(conn, _COUNTS, (thread_id,)))[0]
         return SessionLoad(thread_from_row(rows[0]), history, turns, items)
 

@@ -36,7 +36,7 @@ async def test_a_session_load_has_the_history_and_counts_and_items_read_as_their
 
     assert session is not None
     assert session.record == loaded.record
-    assert session.history == [h.item for h in loaded.history]
+    assert session.history.parse() == [h.item for h in loaded.history]
     assert (session.turn_count, session.item_count) == (3, 6)
     texts = await store.item_texts("th1")
     assert [(turn_id, json.loads(text)) for turn_id, text in texts] == [
