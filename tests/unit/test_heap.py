@@ -3,6 +3,7 @@ and a collector someone else turned off stays off."""
 
 from __future__ import annotations
 
+import asyncio
 import gc
 from collections.abc import Iterator
 
@@ -46,3 +47,38 @@ def test_a_collector_turned_off_elsewhere_stays_off() -> None:
     with heap.collection_paused():
         assert not gc.isenabled()
     assert not gc.isenabled()
+
+
+async def test_a_pause_for_an_answer_lasts_until_its_task_is_done_even_past_a_read_pause() -> None:
+    gc.enable()
+    release = asyncio.Event()
+    seen: list[bool] = []
+
+    async def request() -> None:
+        heap.paused_until_answered()
+        with heap.collection_paused():
+            pass
+        seen.append(gc.isenabled())  # the read is over; its answer is still being built
+        await release.wait()
+        seen.append(gc.isenabled())
+
+    task = asyncio.get_running_loop().create_task(request())
+    await asyncio.sleep(0)
+    release.set()
+    await task
+    await asyncio.sleep(0)  # done callbacks run on the next turn of the loop
+    assert seen == [False, False] and gc.isenabled()
+
+
+async def test_a_failing_request_ends_its_pause_too() -> None:
+    gc.enable()
+
+    async def request() -> None:
+        heap.paused_until_answered()
+        raise RuntimeError("store gone")
+
+    task = asyncio.get_running_loop().create_task(request())
+    with pytest.raises(RuntimeError):
+        await task
+    await asyncio.sleep(0)
+    assert gc.isenabled()

@@ -14,7 +14,7 @@ from tether_protocol.v2 import thread_history as th
 from tether_protocol.v2 import thread_lifecycle as tl
 from tether_protocol.v2.thread import Thread
 from tether_protocol.v2.thread_goal import ThreadGoalUpdatedNotification
-from tether_server import log
+from tether_server import heap, log
 from tether_server.config.layers import config_at
 from tether_server.core.dynamic_calls import DynamicTool, DynamicTools, parse_specs
 from tether_server.core.events import IDLE, NOT_LOADED
@@ -119,6 +119,7 @@ async def resume(
         await handle.set_status(IDLE)
     thread = _loaded_view(handle)
     if not (params.exclude_turns or handle.ephemeral):
+        heap.paused_until_answered()
         thread.with_raw_turns(await stored_turns(state.store, params.thread_id))
     await with_sections(state, [thread])
     conn = ctx.connection
@@ -212,6 +213,7 @@ async def read(state: ServerState, ctx: RequestContext, params: th.ThreadReadPar
         record, status, loaded, ephemeral = found, None, False, False
     thread = thread_view(record, status=status, loaded=loaded, ephemeral=ephemeral)
     if params.include_turns and not ephemeral:
+        heap.paused_until_answered()
         thread.with_raw_turns(await stored_turns(state.store, record.id))
     await with_sections(state, [thread])
     marks = await state.store.read_states([record.id])
