@@ -11,6 +11,7 @@ runs with (`config_at`), so what `config/read` reports for a folder is what a th
 
 from __future__ import annotations
 
+import functools
 import os
 import tomllib
 from dataclasses import dataclass
@@ -47,13 +48,36 @@ class Layer:
         return {**self.meta(), "config": redact_table(self.table), "disabledReason": None}
 
 
+# Each config file's version and table while its stat is unchanged: every thread/start reads the
+# project and system layers, and parsing them anew each time was ~15% of a loaded daemon's
+# thread/start (issue 31). The tables are shared: nothing merges into them in place.
+_parsed: dict[Path, tuple[tuple[int, int, int, int], str, dict[str, Any]]] = {}
+_ABSENT = content_version("")
+
+
 def _file_layer(name: dict[str, Any], path: Path) -> Layer:
+    try:
+        st = path.stat()
+    except OSError:
+        return Layer(name, _ABSENT, {})
+    stamp = (st.st_mtime_ns, st.st_ctime_ns, st.st_size, st.st_ino)
+    cached = _parsed.get(path)
+    if cached is not None and cached[0] == stamp:
+        return Layer(name, cached[1], cached[2])
     try:
         text = path.read_text(encoding="utf-8")
         table = tomllib.loads(text)
     except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
         text, table = "", {}
-    return Layer(name, content_version(text), table)
+    version = content_version(text)
+    _parsed[path] = (stamp, version, table)
+    return Layer(name, version, table)
+
+
+@functools.lru_cache(maxsize=8)
+def _flags(overrides: tuple[str, ...]) -> dict[str, Any]:
+    """The `-c` flags as a table, parsed once per daemon (the same tuple every time)."""
+    return parse_cli_overrides(overrides)
 
 
 def _project_layers(loaded: LoadedConfig, cwd: Path) -> list[Layer]:
@@ -74,7 +98,7 @@ def read_layers(loaded: LoadedConfig, cwd: str | None, *, read_user: bool = True
 
     `read_user=False` leaves the user layer's table empty: `loaded` already holds that file, and
     only `config/read` reports it again (a thread's start need not read and parse it anew)."""
-    flags = parse_cli_overrides(loaded.overrides)
+    flags = _flags(tuple(loaded.overrides))
     cli = Layer({"type": "sessionFlags"}, loaded.versions.get("cli", ""), flags)
     folder = Path(cwd) if cwd else None
     projects = _project_layers(loaded, folder) if folder and folder.is_absolute() and folder.is_dir() else []

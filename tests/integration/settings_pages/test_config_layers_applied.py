@@ -94,3 +94,22 @@ async def test_a_thread_runs_with_its_projects_layers(
     assert in_project["reasoningEffort"] == elsewhere["reasoningEffort"] == "low"
     assert [r.body["model"] for r in fake_model.requests] == ["project-model", "system-model"]
     assert (read["config"]["model"], read["origins"]["model"]["name"]["type"]) == ("project-model", "project")
+
+
+async def test_a_project_or_system_file_edited_between_two_thread_starts_applies_to_the_second(
+    start_layered: Start, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    home, trusted, _ = _folders(tmp_path, monkeypatch)
+    server = await start_layered(home)
+    first = await server.request("thread/start", {"cwd": str(trusted)})
+    # The same length as before, so only the file's time tells the edits apart.
+    (trusted / ".codex" / "config.toml").write_text('model = "project-mode2"\napproval_policy = "never"\n')
+    (tmp_path / "system" / "config.toml").write_text('model = "system-model"\nmodel_reasoning_effort = "xhig"\n')
+    second = await server.request("thread/start", {"cwd": str(trusted)})
+    (trusted / ".codex" / "config.toml").unlink()
+    third = await server.request("thread/start", {"cwd": str(trusted)})
+
+    assert [s["model"] for s in (first, second, third)] == ["project-model", "project-mode2", "system-model"]
+    read = await server.request("config/read", {"cwd": str(trusted), "includeLayers": True})
+    system = [layer for layer in read["layers"] if layer["name"]["type"] == "system"]
+    assert system[0]["config"]["model_reasoning_effort"] == "xhig"
