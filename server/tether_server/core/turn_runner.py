@@ -29,7 +29,7 @@ from tether_server.core.turn import SamplingResult, TurnRun, sample_with_retries
 from tether_server.core.turn_scope import ActiveTurn, TurnScope
 from tether_server.errors import ConfigError, ProviderError, TetherError
 from tether_server.providers.base import ModelRequest
-from tether_server.store.base import TurnRecord
+from tether_server.store.base import StoreError, TurnRecord
 from tether_server.tools.exec.shell import default_shell
 
 _log = log.get("tether.core.session")
@@ -152,31 +152,50 @@ async def _finish(
 ) -> None:
     if status == "interrupted":
         await session.processes.close()
+    try:
+        tid = session.thread_id
+        if session.deps.goals is not None:
+            # As Codex: the goal's `thread/goal/updated` for this turn comes before the thread turns idle.
+            await session.deps.goals.turn_finishing(tid, turn.id, now_ms() - turn.started_mono_ms)
+        if error is not None:
+            await session.set_status(ev.SYSTEM_ERROR)
+            await session.sink.emit(ev.TurnFailed(tid, turn.id, error, will_retry=False))
+        else:
+            await session.set_status(ev.IDLE)
+        record = turn_record(session, turn, status, error)
+        session.recorder.turn(record)
+        session.recorder.record.updated_at = now_s()
+        session.recorder.thread_changed()
+        done = ev.TurnCompleted(
+            tid,
+            turn.id,
+            status,
+            turn.started_at,
+            record.completed_at,
+            record.duration_ms,
+            error,
+            final if status == "completed" else None,
+        )
+        session.active = None
+        await session.sink.emit(done)
+    except StoreError as exc:
+        # The store refused the turn's end (the database gone, this node's lease taken over, the
+        # disk full). The clients still learn that the turn is over, or they would wait for it for
+        # ever; the stored turn stays as the last commit left it, recovered as interrupted.
+        _log.error("turn.end_unrecorded", thread_id=session.thread_id, turn_id=turn.id, error=exc.message)
+        _end_unrecorded(session, turn, exc)
+
+
+def _end_unrecorded(session: TurnScope, turn: ActiveTurn, exc: StoreError) -> None:
+    """`turn/completed` (failed, saying why) and the thread's error status, sent but not written."""
     tid = session.thread_id
-    if session.deps.goals is not None:
-        # As Codex: the goal's `thread/goal/updated` for this turn comes before the thread turns idle.
-        await session.deps.goals.turn_finishing(tid, turn.id, now_ms() - turn.started_mono_ms)
-    if error is not None:
-        await session.set_status(ev.SYSTEM_ERROR)
-        await session.sink.emit(ev.TurnFailed(tid, turn.id, error, will_retry=False))
-    else:
-        await session.set_status(ev.IDLE)
-    record = turn_record(session, turn, status, error)
-    session.recorder.turn(record)
-    session.recorder.record.updated_at = now_s()
-    session.recorder.thread_changed()
-    done = ev.TurnCompleted(
-        tid,
-        turn.id,
-        status,
-        turn.started_at,
-        record.completed_at,
-        record.duration_ms,
-        error,
-        final if status == "completed" else None,
-    )
     session.active = None
-    await session.sink.emit(done)
+    session.status = ev.SYSTEM_ERROR
+    session.sink.emit_delta(ev.ThreadStatusChanged(tid, ev.SYSTEM_ERROR))
+    reason = items.turn_error(f"the end of this turn could not be recorded: {exc.message}")
+    duration = max(0, now_ms() - turn.started_mono_ms)
+    done = ev.TurnCompleted(tid, turn.id, "failed", turn.started_at, now_s(), duration, reason)
+    session.sink.emit_delta(done)
 
 
 # ---- sampling the model -----------------------------------------------------------------------------

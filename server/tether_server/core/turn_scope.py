@@ -107,6 +107,8 @@ class TurnScope(WorkScope, Protocol):
     """What running a turn from start to finish needs beyond its work's scope."""
 
     active: ActiveTurn | None
+    status: ev.ThreadStatus
+    """The thread's status as its clients were last told (`set_status` changes it)."""
     processes: ProcessSessions
     approved_for_session: set[str]
     dynamic: DynamicTools | None

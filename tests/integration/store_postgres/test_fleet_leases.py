@@ -140,6 +140,10 @@ async def test_a_stale_owners_write_is_refused_and_the_thread_stays_intact(
         where=lambda p: p["threadId"] == tid and p["status"] == {"type": "systemError"},
     )
     assert not [m for m in first.since(mark) if m.get("method") == "item/completed"]
+    # Its client is told the turn is over, and why, rather than waiting for it for ever.
+    ended = await first.notification("turn/completed", after=mark, where=lambda p: p["turn"]["id"] == turn_id)
+    assert ended["params"]["turn"]["status"] == "failed"
+    assert "lost its lease" in ended["params"]["turn"]["error"]["message"]
 
     read = await second.request("thread/read", {"threadId": tid, "includeTurns": True})
     [turn] = read["thread"]["turns"]
