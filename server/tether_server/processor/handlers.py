@@ -77,6 +77,10 @@ else:
     # A module's stand-in never replaces a name this module already has (an alias like `m`).
     _lazy = lazy_modules("tether_server.processor.methods", str(Path(__file__).parent / "methods"))
     globals().update({name: module for name, module in _lazy.items() if name not in globals()})
+    # Every session starts, resumes or lists threads: that module loads with the daemon (while the
+    # stdio front answers `initialize`), not with the first thread request, where it was a quarter
+    # of a first `thread/resume` of a 10,000-turn thread. `thread/start` waited for it either way.
+    from tether_server.processor.methods import thread
 
 P = TypeVar("P", bound=WireModel)
 R = TypeVar("R", bound=WireModel)
