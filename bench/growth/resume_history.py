@@ -55,15 +55,18 @@ async def measure(ctx: PointContext, turns: int) -> Point:
 EXPLANATION = """
 Linear for Codex; sub-linear for Tether. A full `thread/resume` loads every turn and item of the
 thread and returns them all, so its cost grows with the history. Tether on a quiet machine (load
-< 1, timed from the request to the parsed answer in the bench client, once the restarted daemon has
-answered a first request): 15, 17, 35 and 270 ms at 10, 100, 1,000 and 10,000 turns, 27 µs per turn
-at 10,000 (issue 31; before it: 11.6, 20.3, 101 and 1,568 ms). Of the 270 ms, the daemon's full
-answer line (6.7 MB) is out after ~145 ms; the rest is the client reading and parsing it. What
-changed: turns are sent from their stored JSON without being validated again
-(`processor/stored_turns.py`), the cyclic collector is kept out of the large answer, and the model
-provider's background import waits until the request that opened the thread is answered (beside a
-long resume it took ~30% longer). RSS grows with the turns held (+28 MB at 10,000). A client that
-pages (`excludeTurns` then `thread/turns/list`) pays a constant. Codex (under load ~30) is linear at
+< 2, timed from the request to the parsed answer in the bench client, once the restarted daemon has
+answered a first request): 8, 12, 37 and 176 ms at 10, 100, 1,000 and 10,000 turns, 18 µs per turn
+at 10,000 (three runs: 176-188 ms; issue 31's target is 200; before it: 11.6, 20.3, 101 and 1,568
+ms). The daemon's 6.7 MB answer line is out after ~100 ms; the rest is the pipe and the client's
+parse. What changed: turns are sent from their stored JSON without being validated again
+(`processor/stored_turns.py`); the thread's model history is parsed when a turn first needs it,
+not at the resume (`StoredHistory`); the cyclic collector stays paused until the answer is
+encoded; the thread methods' module loads with the daemon rather than with the first thread
+request; the model provider's background import waits until the request that opened the thread
+is answered; and the bench client itself no longer copied the long line once per 64 kB chunk
+(~70 ms of its own before). RSS grows with the turns held (+16 MB at 10,000). A client that pages
+(`excludeTurns` then `thread/turns/list`) pays a constant. Codex (under load ~30) is linear at
 7-11 ms per turn: 0.2 s at 10 turns, 6.7 s at 1,000 and 107 s at 10,000 — it rebuilds turns from
 its rollout file.
 """
