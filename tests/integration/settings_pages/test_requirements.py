@@ -162,3 +162,24 @@ async def test_an_unusable_requirements_file_refuses_threads(start_app: StartApp
         f"must include 'read-only' to allow any PermissionProfile (set by {folder / 'requirements.toml'})",
     )
     assert listed["data"] == []
+
+
+async def test_requirements_written_removed_or_edited_while_the_daemon_runs_apply_to_the_next_thread(
+    start_app: StartApp, tmp_path: Path
+) -> None:
+    folder = tmp_path / "system"
+    folder.mkdir()
+    server = await start_app(env={"TETHER_SYSTEM_CONFIG_DIR": str(folder)})
+    full = {"sandbox": "danger-full-access", "approvalPolicy": "on-request"}
+    sandboxes = [(await server.request("thread/start", full))["sandbox"]["type"]]
+    (folder / "requirements.toml").write_text(RULES)  # none before: now they forbid full access
+    sandboxes.append((await server.request("thread/start", full))["sandbox"]["type"])
+    # Edited to allow it again, then removed.
+    (folder / "requirements.toml").write_text(
+        RULES.replace('"read-only", "workspace-write"', '"read-only", "danger-full-access"')
+    )
+    sandboxes.append((await server.request("thread/start", full))["sandbox"]["type"])
+    (folder / "requirements.toml").unlink()
+    sandboxes.append((await server.request("thread/start", full))["sandbox"]["type"])
+
+    assert sandboxes == ["dangerFullAccess", "readOnly", "dangerFullAccess", "dangerFullAccess"]
