@@ -74,6 +74,11 @@ Not ours to fix; Tether needs no fix here.
 Rerun of Tether on a quiet machine (load < 3): turn p50 6.1, 5.8, 5.8 and 6.0 ms at 1, 100, 1,000
 and 10,000 loaded threads (p99 11 to 13 ms), `thread/start` 0.3 to 0.4 ms each, RSS 59 → 115 MB
 at 10,000 (~5.6 kB a thread).
+
+Rerun after issue 31 (2026-12-02, load < 1): turn p50 6.5 to 7.5 ms at every size, `thread/start`
+0.7 to 1.1 ms each (0.9 to 1.3 the day before: the config layers and managed requirements Tether
+reads since issue 28 were read and parsed again for every thread; they now are only when their
+files change), RSS 60 → 124 MB at 10,000.
 """
 
 CURVE = Curve(
