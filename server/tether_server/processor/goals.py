@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import asyncio
 import time
+import weakref
 from collections.abc import Callable, Iterable
 from typing import Any
 
@@ -103,11 +104,24 @@ class GoalBook:
         self._created_by_call: set[str] = set()  # threads whose goal a model call just created
         self.enabled: Callable[[], bool] = lambda: True
         """The `goals` feature (set by the composition root from the config)."""
+        # Loaded threads known to have no goal, by the handle that was loaded then: most threads
+        # have none, and every turn asked the store three times (usage, turn end, continuation).
+        # A thread loaded anew (a restart, a fleet takeover) is asked again.
+        self._none: weakref.WeakValueDictionary[str, ThreadHandle] = weakref.WeakValueDictionary()
 
     # ---- reading and writing ---------------------------------------------------------------------
 
     async def get(self, thread_id: str) -> dict[str, Any] | None:
-        return await self._store.get_goal(thread_id)
+        return await self._goal(thread_id)
+
+    async def _goal(self, thread_id: str) -> dict[str, Any] | None:
+        handle = self._threads.get(thread_id)
+        if handle is not None and self._none.get(thread_id) is handle:
+            return None
+        goal = await self._store.get_goal(thread_id)
+        if goal is None and handle is not None:
+            self._none[thread_id] = handle
+        return goal
 
     async def set(
         self,
@@ -123,7 +137,7 @@ class GoalBook:
         if budget is not KEEP:
             check_budget(budget)
         async with self._lock:
-            goal = await self._store.get_goal(thread_id)
+            goal = await self._goal(thread_id)
             if goal is None:
                 if objective is None:
                     raise GoalError(f"cannot update goal for thread {thread_id}: no goal exists")
@@ -142,7 +156,7 @@ class GoalBook:
 
     async def clear(self, thread_id: str) -> bool:
         async with self._lock:
-            if await self._store.get_goal(thread_id) is None:
+            if await self._goal(thread_id) is None:
                 return False
             await self._write(thread_id, None)
         return True
@@ -153,6 +167,7 @@ class GoalBook:
         send_notification(self._connections(), sm.THREAD_GOAL_CLEARED, cleared)
 
     async def _write(self, thread_id: str, goal: dict[str, Any] | None) -> None:
+        self._none.pop(thread_id, None)
         if await self._store.put_goal(thread_id, goal):
             return
         handle = self._threads.get(thread_id)
@@ -181,7 +196,7 @@ class GoalBook:
         check_objective(objective)
         check_budget(budget)
         async with self._lock:
-            current = await self._store.get_goal(thread_id)
+            current = await self._goal(thread_id)
             if current is not None and current.get("status") != "complete":
                 raise GoalError(
                     "this thread already has a goal that is not complete; finish it before creating another"
@@ -194,7 +209,7 @@ class GoalBook:
 
     async def set_status_for_model(self, thread_id: str, turn_id: str, status: str) -> dict[str, Any]:
         async with self._lock:
-            goal = await self._store.get_goal(thread_id)
+            goal = await self._goal(thread_id)
             if goal is None:
                 raise GoalError("this thread has no goal to update")
             if goal.get("status") == "active" and status != "active":
@@ -230,7 +245,7 @@ class GoalBook:
     async def _accrue(self, thread_id: str, tokens: int) -> None:
         try:
             async with self._lock:
-                goal = await self._store.get_goal(thread_id)
+                goal = await self._goal(thread_id)
                 # The response whose tool call ended the goal still counts (Codex counts a response
                 # before its calls run; Tether runs them as they stream, before its usage is known).
                 ended_by_call = thread_id in self._ended_by_call
@@ -263,7 +278,7 @@ class GoalBook:
         try:
             async with self._lock:
                 accrued = self._accrued.pop(thread_id, None)
-                goal = await self._store.get_goal(thread_id)
+                goal = await self._goal(thread_id)
                 if goal is None or accrued is None:
                     return
                 goal = {**goal, "timeUsedSeconds": int(goal["timeUsedSeconds"]) + duration_ms // 1000}
@@ -275,7 +290,7 @@ class GoalBook:
 
     async def _continue(self, thread_id: str) -> None:
         try:
-            goal = await self._store.get_goal(thread_id)
+            goal = await self._goal(thread_id)
         except StoreError as exc:
             _log.warning("goals.store_failed", thread_id=thread_id, error=str(exc))
             return
