@@ -104,7 +104,8 @@ async def test_a_project_or_system_file_edited_between_two_thread_starts_applies
     first = await server.request("thread/start", {"cwd": str(trusted)})
     # The same length as before, so only the file's time tells the edits apart.
     (trusted / ".codex" / "config.toml").write_text('model = "project-mode2"\napproval_policy = "never"\n')
-    (tmp_path / "system" / "config.toml").write_text('model = "system-model"\nmodel_reasoning_effort = "xhig"\n')
+    system_file = tmp_path / "system" / "config.toml"
+    system_file.write_text('model = "system-model"\nmodel_reasoning_effort = "xhig"\n')
     second = await server.request("thread/start", {"cwd": str(trusted)})
     (trusted / ".codex" / "config.toml").unlink()
     third = await server.request("thread/start", {"cwd": str(trusted)})
