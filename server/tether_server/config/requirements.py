@@ -10,6 +10,7 @@ meant to set.
 
 from __future__ import annotations
 
+import os
 import tomllib
 from dataclasses import dataclass
 from pathlib import Path
@@ -107,6 +108,33 @@ def _allowed(table: dict[str, Any], key: str, known: tuple[str, ...], path: Path
     return tuple(value)
 
 
+# Each requirements file as last read, under its stat then: thread/start, turn/start and every
+# turn's hooks scan read it, and it rarely changes. A file that fails to load is read again each
+# time, so it keeps refusing until it is fixed.
+_read: dict[Path, tuple[tuple[int, ...] | None, Requirements | None]] = {}
+
+
+def _stamp(path: Path) -> tuple[int, ...] | None:
+    """The file's stat as a comparable stamp; None when it does not exist (OSError: unreadable)."""
+    try:
+        st = os.stat(path)
+    except FileNotFoundError:
+        return None
+    return (st.st_mtime_ns, st.st_ctime_ns, st.st_size, st.st_ino)
+
+
+def unchanged_requirements(folder: Path | None = None) -> tuple[bool, Requirements | None]:
+    """(True, the requirements) when the file is as it was last read, with one stat and no read
+    (cheap enough for the event loop); else (False, None) and `load_requirements` must read it."""
+    path = (folder or system_dir()) / FILE
+    try:
+        stamp = _stamp(path)
+    except OSError:
+        return False, None
+    known = _read.get(path)
+    return (True, known[1]) if known is not None and known[0] == stamp else (False, None)
+
+
 def load_requirements(folder: Path | None = None) -> Requirements | None:
     """The requirements of `folder` (the system config folder by default); None when there are none.
 
@@ -114,6 +142,19 @@ def load_requirements(folder: Path | None = None) -> Requirements | None:
         ConfigError: the file exists but cannot be read, is not TOML, or holds a bad list.
     """
     path = (folder or system_dir()) / FILE
+    try:
+        stamp = _stamp(path)  # before the read: a change meanwhile shows as a new stamp next time
+    except OSError as exc:
+        raise ConfigError(f"{path}: {exc}") from None
+    known = _read.get(path)
+    if known is not None and known[0] == stamp:
+        return known[1]
+    req = _parse(path)
+    _read[path] = (stamp, req)
+    return req
+
+
+def _parse(path: Path) -> Requirements | None:
     try:
         table = tomllib.loads(path.read_text(encoding="utf-8"))
     except FileNotFoundError:

@@ -11,14 +11,11 @@ override is refused ("invalid thread settings override: …").
 from __future__ import annotations
 
 import asyncio
-import os
 from dataclasses import replace
-from pathlib import Path
 
 from tether_protocol import server_methods as sm
 from tether_protocol.v2 import notifications as n
-from tether_server.config.layers import system_dir
-from tether_server.config.requirements import FILE, Requirements, load_requirements
+from tether_server.config.requirements import Requirements, load_requirements, unchanged_requirements
 from tether_server.core.settings import TurnSettings, sandbox_policy_for_mode
 from tether_server.errors import InvalidRequest
 from tether_server.rpc.connection import Connection
@@ -112,32 +109,9 @@ def refuse_forbidden(req: Requirements | None, settings: TurnSettings) -> None:
         raise InvalidRequest(f"invalid thread settings override: {details}")
 
 
-# The requirements as last read, under the file's path and stat then: every thread/start and
-# turn/start checks them, and a hop to a worker thread to read a file that had not changed (or
-# does not exist) was ~4% of a loaded daemon's thread/start. A file that fails to load is read
-# again each time, so it keeps refusing until fixed.
-_last: tuple[tuple[Path, tuple[int, ...] | None], Requirements | None] | None = None
-
-
-def _stamp(path: Path) -> tuple[Path, tuple[int, ...] | None] | None:
-    try:
-        st = os.stat(path)
-    except FileNotFoundError:
-        return path, None
-    except OSError:
-        return None  # unreadable: loading says why
-    return path, (st.st_mtime_ns, st.st_ctime_ns, st.st_size, st.st_ino)
-
-
 async def _requirements() -> Requirements | None:
-    global _last
-    stamp = _stamp(system_dir() / FILE)
-    if stamp is not None and _last is not None and _last[0] == stamp:
-        return _last[1]
-    req = await asyncio.to_thread(load_requirements)
-    if stamp is not None:
-        _last = (stamp, req)
-    return req
+    known, req = unchanged_requirements()
+    return req if known else await asyncio.to_thread(load_requirements)
 
 
 async def check_turn(settings: TurnSettings) -> None:
