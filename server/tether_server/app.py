@@ -29,7 +29,7 @@ from tether_server.processor.goals import GoalBook
 from tether_server.processor.handlers import UNIMPLEMENTED, build_routes
 from tether_server.processor.lifecycle import IdleUnloader
 from tether_server.processor.methods import mcp as processor_mcp
-from tether_server.processor.methods.hooks import running_hooks
+from tether_server.processor.methods.hooks import RunningHooks
 from tether_server.processor.queues import QueueBook
 from tether_server.processor.read_marks import ReadMarks
 from tether_server.processor.state import ServerState
@@ -241,7 +241,8 @@ class App:
         plugin_runtime.wire_up(state, plugin_skills)
         state.queues = QueueBook(store, threads, lambda: state.config.config)
         threads.on_loaded.append(state.queues.attach)
-        deps.hooks = functools.partial(running_hooks, state)
+        hooks = RunningHooks(state)
+        deps.hooks, deps.hooks_unchanged = hooks, hooks.unchanged
         deps.agents = SubAgents(state)
         unloader = IdleUnloader(state, float(self.loaded.config.thread_unload_delay_secs))
         subscriptions.on_idle = unloader.on_idle

@@ -11,9 +11,11 @@ and per event `source` (SessionStart), `prompt` (UserPromptSubmit), `tool_name`,
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from tether_server.config.hooks import Hook
 from tether_server.core import context, items
 from tether_server.core import events as ev
 from tether_server.core.hooks import SILENT, TurnHooks
@@ -29,13 +31,23 @@ def permission_mode(approval_policy: Any) -> str:
     return "bypassPermissions" if approval_policy == "never" else "default"
 
 
-def turn_hooks(session: WorkScope, turn: ActiveTurn) -> TurnHooks | None:
-    """The turn's hooks, read afresh from the config (None when none would run)."""
+async def read_turn_hooks(session: WorkScope, turn: ActiveTurn) -> TurnHooks | None:
+    """The turn's hooks (None when none would run): as last read when none of the files they come
+    from changed, else read again from the config off the event loop."""
+    known = session.deps.hooks_unchanged
+    found = known(Path(session.settings.cwd)) if known is not None else None
+    if found is not None:
+        return turn_hooks(session, turn, found)
+    return await asyncio.to_thread(turn_hooks, session, turn)
+
+
+def turn_hooks(session: WorkScope, turn: ActiveTurn, found: Sequence[Hook] | None = None) -> TurnHooks | None:
+    """The turn's hooks, `found` or read afresh from the config (None when none would run)."""
     find = session.deps.hooks
     if find is None:
         return None
     cwd = Path(session.settings.cwd)
-    hooks = find(cwd)
+    hooks = found if found is not None else find(cwd)
     if not hooks:
         return None
     common = {

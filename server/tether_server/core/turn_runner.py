@@ -207,7 +207,7 @@ async def sample_until_done(session: TurnScope, turn: ActiveTurn) -> items.Agent
     deps = session.deps
     modes = plan_mode.tools(session.settings, session.ask_user)
     goals = GoalTools(deps.goals) if deps.goals is not None and deps.goals.offered() else None
-    hooks = await asyncio.to_thread(turn_hooks.turn_hooks, session, turn)  # reads config files
+    hooks = await turn_hooks.read_turn_hooks(session, turn)
     provider = session.deps.provider_for(session.settings.model_provider)
     deferred = bool(getattr(provider, "client_tool_search", False))
     agents = AgentTools(deps.agents) if deps.agents is not None else None

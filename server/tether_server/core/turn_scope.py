@@ -65,6 +65,9 @@ class SessionDeps:
     # cwd → the configured hooks that run there (trusted, enabled), read afresh for each turn so
     # that trusting a hook takes effect at the next turn; None: no hooks at all.
     hooks: Callable[[Path], Sequence[Hook]] | None = None
+    # cwd → the hooks `hooks` found there last, when nothing they were read from changed since
+    # (cheap enough for the event loop); None: read them again.
+    hooks_unchanged: Callable[[Path], Sequence[Hook] | None] | None = None
 
 
 @dataclass

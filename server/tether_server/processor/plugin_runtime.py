@@ -98,6 +98,7 @@ def wire_up(state: ServerState, plugin_skills: list[SkillRoot]) -> None:
     """At start: the plugins' skill roots (read by `at_start`) and their hooks join the daemon."""
     state.threads.deps.skill_roots.set(PLUGIN_SKILLS, plugin_skills)
     state.hook_sources.append(hook_source(state.home))
+    state.hook_source_files.append(registry.plugins_dir(state.home) / "state.json")
 
 
 async def apply_contributions(state: ServerState) -> None:

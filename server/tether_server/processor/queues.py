@@ -11,6 +11,7 @@ that is not loaded has nobody to tell (as Codex).
 from __future__ import annotations
 
 import asyncio
+import weakref
 from collections.abc import Callable
 
 from tether_protocol import server_methods as sm
@@ -52,6 +53,10 @@ class QueueBook:
         self._config = config
         self._locks: dict[str, asyncio.Lock] = {}
         self._tasks: set[asyncio.Task[None]] = set()
+        # Loaded threads whose queue is known to be empty: every change of a loaded thread's queue
+        # comes through `save` here (a fleet relays queue requests to the thread's owner), so the
+        # drain after each completed turn need not read the store to find nothing.
+        self._empty: weakref.WeakSet[ThreadHandle] = weakref.WeakSet()
 
     def lock(self, thread_id: str) -> asyncio.Lock:
         return self._locks.setdefault(thread_id, asyncio.Lock())
@@ -61,6 +66,10 @@ class QueueBook:
         await self._store.save_queue(thread_id, queue)
         handle = self._threads.get(thread_id)
         if handle is not None:
+            if queue:
+                self._empty.discard(handle)
+            else:
+                self._empty.add(handle)
             note: WireParams[ThreadQueueChangedNotification] = WireParams({"threadId": thread_id})
             handle.publish(sm.THREAD_QUEUE_CHANGED, note)
 
@@ -121,10 +130,11 @@ class QueueBook:
         try:
             async with self.lock(thread_id):
                 handle = self._threads.get(thread_id)
-                if handle is None or handle.running:
+                if handle is None or handle.running or handle in self._empty:
                     return
                 queue = await self._store.queued(thread_id)
                 if not queue:
+                    self._empty.add(handle)
                     return
                 started = await self._start(handle, queue[0].id)
             started.release()

@@ -70,6 +70,8 @@ class ServerState:
     # More places hooks come from besides config.toml and trusted projects (installed plugins):
     # each maps a working directory to hook layers; hooks/list and the turns read them alike.
     hook_sources: list[ExtraLayers] = field(default_factory=list)
+    # The files those sources are read from: a turn's hooks are scanned again when one changes.
+    hook_source_files: list[Path] = field(default_factory=list)
 
     def __post_init__(self) -> None:
         if self.goals is not None:

@@ -111,3 +111,31 @@ async def test_managed_hooks_are_listed_first_and_run_without_the_users_trust(
         f"{system / 'requirements.toml'}:pre_tool_use:0:0",
         str(system / "requirements.toml"),
     )
+
+
+async def test_a_managed_hook_written_between_two_turns_runs_in_the_second_and_not_once_it_is_gone(
+    start_app: StartApp, fake_model: FakeResponsesServer, workdir: Path, tmp_path: Path
+) -> None:
+    # A turn's hooks are kept under the stats of the files they come from: an edit must still
+    # reach the very next turn of a thread already running, both ways.
+    for n in (1, 2, 3):
+        fake_model.add(
+            script.reply(script.function_call("exec_command", {"cmd": f"touch marker{n}"}, f"call_{n}")),
+            script.text_reply("ok"),
+        )
+    system = tmp_path / "system"
+    system.mkdir()
+    server = await start_app(env={"TETHER_SYSTEM_CONFIG_DIR": str(system)})
+    thread_id, _ = await run_turn(server, workdir, "first")
+    assert (workdir / "marker1").exists()
+
+    command = hook_script(tmp_path / "managed", 'echo "policy says no" >&2; exit 2')
+    requirements(system, str(command), None)
+    await run_turn(server, workdir, "second", thread_id)
+    assert not (workdir / "marker2").exists()
+    blocked = function_outputs(fake_model)["call_2"]
+    assert blocked.startswith("Command blocked by PreToolUse hook: policy says no")
+
+    (system / "requirements.toml").unlink()
+    await run_turn(server, workdir, "third", thread_id)
+    assert (workdir / "marker3").exists()
