@@ -226,6 +226,9 @@ class GoalBook:
             handle.add_listener(self._on_event)
 
     def _on_event(self, event: ThreadEvent) -> None:
+        # The feature is looked up only for the two events that matter: every delta comes here too.
+        if event.spec is not sm.THREAD_TOKEN_USAGE_UPDATED and event.spec is not sm.TURN_COMPLETED:
+            return
         if not self.enabled():
             return  # as Codex with `features.goals = false`: a stored goal neither counts nor drives
         if event.spec is sm.THREAD_TOKEN_USAGE_UPDATED:

@@ -20,6 +20,8 @@ def changed(
     thread_id: str, before: TurnSettings, after: TurnSettings
 ) -> ThreadSettingsUpdatedNotification | None:
     """The notification to send when `after` reports other settings than `before`, else None."""
+    if after == before:  # most turns: no overrides, and two views would be built to compare
+        return None
     view = settings_view(after)
     if view == settings_view(before):
         return None
