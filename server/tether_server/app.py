@@ -208,7 +208,8 @@ class App:
         ownership = fleet_ownership(store, self.node_id, self.lease_s)
         threads = ThreadManager(store, deps, projection.notification, loaded_threads, ownership)
         threads.on_loaded.append(subscriptions.attach)
-        threads.on_loaded.append(ReadMarks(store, lambda: connections).attach)
+        read_marks = ReadMarks(store, lambda: connections)
+        threads.on_loaded.append(read_marks.attach)
         goals = GoalBook(store, threads, lambda: connections)
         threads.on_loaded.append(goals.attach)
         deps.goals = goals
@@ -226,6 +227,7 @@ class App:
             version=__version__,
             mcp=mcp,
             goals=goals,
+            read_marks=read_marks,
             dynamic=DynamicToolCalls(
                 requests, subscriptions, float(self.loaded.config.tether.dynamic_tool_timeout_sec)
             ),

@@ -32,11 +32,22 @@ class ReadMarks:
         self._store = store
         self._connections = connections
         self._tasks: set[asyncio.Task[None]] = set()
+        # Loaded threads known to be unread already, so that a completed turn need not read the
+        # store to find nothing to do; each `forget` (a client set the marker) bumps a generation,
+        # so that what a read in flight meanwhile saw is not kept.
+        self._unread: set[str] = set()
+        self._generation: dict[str, int] = {}
 
     def attach(self, handle: ThreadHandle) -> None:
         if handle.ephemeral:
             return  # nothing stored, nothing to mark
+        self.forget(handle.record.id)
         handle.add_listener(self._on_event, self._on_events)
+
+    def forget(self, thread_id: str) -> None:
+        """The thread's marker is about to change elsewhere (`thread/readState/update`): read it again."""
+        self._unread.discard(thread_id)
+        self._generation[thread_id] = self._generation.get(thread_id, 0) + 1
 
     def _on_events(self, events: list[ThreadEvent]) -> None:
         for event in events:  # a run of deltas: a turn/completed among them is not expected
@@ -53,9 +64,15 @@ class ReadMarks:
             task.add_done_callback(self._tasks.discard)
 
     async def _mark_unread(self, thread_id: str, turn_id: str) -> None:
+        if thread_id in self._unread:
+            return
+        generation = self._generation.get(thread_id, 0)
         try:
             current = (await self._store.read_states([thread_id])).get(thread_id)
-            if current is None or current.first_unread is not None:
+            if current is None:
+                return
+            if current.first_unread is not None:
+                self._keep_unread(thread_id, generation)
                 return
             position = {"type": "turn", "turnId": turn_id}
             stored = await self._store.set_read_state(
@@ -66,10 +83,15 @@ class ReadMarks:
             return
         if stored is None or stored.first_unread != position:
             return  # a client changed it meanwhile; its own notification went out
+        self._keep_unread(thread_id, generation)
         changed = tx.ThreadReadStateChangedNotification(
             thread_id=thread_id, read_state=wire_read_state(stored)
         )
         send_notification(experimental(self._connections()), sm.THREAD_READ_STATE_CHANGED, changed)
+
+    def _keep_unread(self, thread_id: str, generation: int) -> None:
+        if self._generation.get(thread_id, 0) == generation:
+            self._unread.add(thread_id)
 
 
 def experimental(connections: Iterable[Connection]) -> list[Connection]:

@@ -20,6 +20,7 @@ from tether_server.processor.fs_watch import FsWatches
 from tether_server.processor.fuzzy_sessions import FuzzySessions
 from tether_server.processor.goals import GoalBook
 from tether_server.processor.queues import QueueBook
+from tether_server.processor.read_marks import ReadMarks
 from tether_server.processor.skills_watch import SkillsWatch
 from tether_server.processor.subscriptions import Subscriptions
 from tether_server.rpc.connection import Connection
@@ -63,6 +64,7 @@ class ServerState:
     mcp: McpManager | None = None
     dynamic: DynamicToolCalls | None = None
     goals: GoalBook | None = None
+    read_marks: ReadMarks | None = None  # told when a client sets a thread's read marker
     queues: QueueBook | None = None  # `thread/queue/*`: made at start, once the state exists
     chatgpt_login: BrowserLogin | DeviceCodeLogin | None = None  # the pending ChatGPT sign-in, if any
     server_requests: ServerRequests | None = None  # for `account/chatgptAuthTokens/refresh`

@@ -67,9 +67,13 @@ async def read_state_update(
     await record_or_fail(state, params.thread_id)
     unread = {"type": "threadStart"} if wire(params.operation).get("type") == "unread" else None
     revision = str(uuid.uuid4())
+    if state.read_marks is not None:
+        state.read_marks.forget(params.thread_id)
     stored = await state.store.set_read_state(
         params.thread_id, unread, expected=params.expected_revision, revision=revision
     )
+    if state.read_marks is not None:  # again: a turn's check between the two saw the old marker
+        state.read_marks.forget(params.thread_id)
     if stored is None:
         raise NotFound(f"thread not found: {params.thread_id}")
     read_state = wire_read_state(stored)
