@@ -135,3 +135,23 @@ async def test_the_profile_runs_in_the_threads_sandbox_so_workspace_files_it_rea
     assert "V=from-profile" in _output(fake_model, "show")
     assert list((tmp_path / "tether-home" / "shell_snapshots").iterdir()), "the snapshot was taken"
     assert not (outside / "escaped").exists(), "the profile ran outside the thread's sandbox"
+
+
+async def test_a_thread_that_runs_no_command_never_runs_the_profile(
+    start_server: StartServer, fake_model: FakeResponsesServer, workdir: Path, tmp_path: Path
+) -> None:
+    # Unlike Codex (at thread start), the snapshot waits for a login-shell command: a chat-only
+    # thread costs no profile. The first thread's turn starts before the second's, so a snapshot
+    # taken at a turn's start would have logged its run by the time the second thread's command,
+    # which waits for its own, has run.
+    user = _user_home(tmp_path, workdir)
+    fake_model.add(
+        script.text_reply("just words"), script.reply(_exec("first", SHOW)), script.text_reply("ok")
+    )
+    server = await start_server(
+        "-c", "allow_login_shell=true", home=tmp_path / "tether-home", env={"HOME": str(user)}
+    )
+    assert (await _turn(server, await _thread(server, workdir)))["status"] == "completed"
+    assert (await _turn(server, await _thread(server, workdir)))["status"] == "completed"
+    assert "V=from-profile\nsnapfn ran" in _output(fake_model, "first")
+    assert _runs(workdir) == 1, "only the thread that ran a command ran the profile"

@@ -82,7 +82,10 @@ class ShellSnapshots:
         self._remove_stale()
 
     def warm(self, thread_id: str, shell: str, cwd: Path, env: Mapping[str, str], wrap: Wrap) -> None:
-        """Start the thread's snapshot if it has none yet (a turn starts: the model answers meanwhile)."""
+        """Start the thread's snapshot if it has none yet.
+
+        Only a login-shell command asks (`path_for`), not the thread's start as in Codex: a thread that
+        runs no command never pays for a profile, which competes with a busy daemon for the CPU."""
         if supported(shell) and (thread_id, shell) not in self._tasks:
             task = asyncio.get_running_loop().create_task(self._take(thread_id, shell, cwd, dict(env), wrap))
             self._tasks[(thread_id, shell)] = task

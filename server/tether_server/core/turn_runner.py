@@ -23,14 +23,12 @@ from tether_server.core.history import normalized
 from tether_server.core.hooks import TurnHooks
 from tether_server.core.ids import now_ms, now_s, uuid7
 from tether_server.core.proposed_plan import ProposedPlan
-from tether_server.core.shell_snapshot import snapshot_sandbox
 from tether_server.core.toolbox import ToolContext, ToolRegistry
 from tether_server.core.turn import SamplingResult, TurnRun, sample_with_retries
 from tether_server.core.turn_scope import ActiveTurn, TurnScope
 from tether_server.errors import ConfigError, ProviderError, TetherError
 from tether_server.providers.base import ModelRequest
 from tether_server.store.base import StoreError, TurnRecord
-from tether_server.tools.exec.shell import default_shell
 
 _log = log.get("tether.core.session")
 
@@ -76,11 +74,6 @@ def turn_record(
 async def run_turn(session: TurnScope, turn: ActiveTurn, work: TurnWork) -> None:
     """The turn task: always ends with `TurnCompleted` (completed, interrupted or failed)."""
     metrics.turn_started()
-    if session.deps.shell_snapshots is not None:
-        # Made while the model thinks about its first command, as Codex makes it at thread start.
-        shell, cwd = default_shell(), Path(session.settings.cwd)
-        wrap = snapshot_sandbox(session.deps.gate, session.settings.sandbox_policy, cwd)
-        session.deps.shell_snapshots.warm(session.thread_id, shell, cwd, _command_env(session), wrap)
     with telemetry.span("turn", {"tether.thread_id": session.thread_id, "tether.turn_id": turn.id}) as span:
         status, error, final = await _run_turn_work(session, turn, work)
         span.set({"tether.turn.status": status})
