@@ -223,6 +223,8 @@ class GoalBook:
 
     def attach(self, handle: ThreadHandle) -> None:
         if not handle.ephemeral:
+            if handle.created_here:  # a new thread has no goal: its turns need not read one
+                self._none[handle.thread_id] = handle
             handle.add_listener(self._on_event)
 
     def _on_event(self, event: ThreadEvent) -> None:

@@ -117,6 +117,8 @@ class QueueBook:
     # ---- the drain after a completed turn --------------------------------------------------------
 
     def attach(self, handle: ThreadHandle) -> None:
+        if handle.created_here:  # a new thread's queue is empty: its first drain need not read it
+            self._empty.add(handle)
         if not handle.ephemeral:
             handle.add_listener(self._on_event)
 

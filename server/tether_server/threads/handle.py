@@ -89,6 +89,9 @@ class ThreadHandle:
     ) -> None:
         self._store = store
         self._project = project
+        # Created by this daemon (`ThreadManager.create`), not read back: nothing else of it is
+        # stored yet (no goal, no queue), which the processor's books need not read to know.
+        self.created_here = False
         self._seq = last_seq
         self._ring: deque[ThreadEvent] = deque(maxlen=ring_size)
         self._listeners: list[tuple[Listener, ManyListener | None]] = []

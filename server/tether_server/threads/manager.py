@@ -66,6 +66,7 @@ class ThreadManager:
 
     def create(self, record: ThreadRecord, settings: TurnSettings, *, ephemeral: bool) -> ThreadHandle:
         handle = ThreadHandle(self.store, self._project, ephemeral=ephemeral)
+        handle.created_here = True
         handle.attach(ThreadSession(record, settings, handle, self.deps, ephemeral=ephemeral))
         if self.ownership is not None and not ephemeral:
             self.ownership.created(record.id)
