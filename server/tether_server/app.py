@@ -208,8 +208,7 @@ class App:
         ownership = fleet_ownership(store, self.node_id, self.lease_s)
         threads = ThreadManager(store, deps, projection.notification, loaded_threads, ownership)
         threads.on_loaded.append(subscriptions.attach)
-        read_marks = ReadMarks(store, lambda: connections)
-        threads.on_loaded.append(read_marks.attach)
+        threads.on_loaded.append((read_marks := ReadMarks(store, lambda: connections)).attach)
         goals = GoalBook(store, threads, lambda: connections)
         threads.on_loaded.append(goals.attach)
         deps.goals = goals
@@ -243,8 +242,8 @@ class App:
         plugin_runtime.wire_up(state, plugin_skills)
         state.queues = QueueBook(store, threads, lambda: state.config.config)
         threads.on_loaded.append(state.queues.attach)
-        hooks = RunningHooks(state)
-        deps.hooks, deps.hooks_unchanged = hooks, hooks.unchanged
+        deps.hooks = hooks = RunningHooks(state)
+        deps.hooks_unchanged = hooks.unchanged
         deps.agents = SubAgents(state)
         unloader = IdleUnloader(state, float(self.loaded.config.thread_unload_delay_secs))
         subscriptions.on_idle = unloader.on_idle
