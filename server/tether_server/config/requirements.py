@@ -114,7 +114,7 @@ def _allowed(table: dict[str, Any], key: str, known: tuple[str, ...], path: Path
 _read: dict[Path, tuple[tuple[int, ...] | None, Requirements | None]] = {}
 
 
-def _stamp(path: Path) -> tuple[int, ...] | None:
+def file_stamp(path: Path) -> tuple[int, ...] | None:
     """The file's stat as a comparable stamp; None when it does not exist (OSError: unreadable)."""
     try:
         st = os.stat(path)
@@ -128,7 +128,7 @@ def unchanged_requirements(folder: Path | None = None) -> tuple[bool, Requiremen
     (cheap enough for the event loop); else (False, None) and `load_requirements` must read it."""
     path = (folder or system_dir()) / FILE
     try:
-        stamp = _stamp(path)
+        stamp = file_stamp(path)
     except OSError:
         return False, None
     known = _read.get(path)
@@ -143,7 +143,7 @@ def load_requirements(folder: Path | None = None) -> Requirements | None:
     """
     path = (folder or system_dir()) / FILE
     try:
-        stamp = _stamp(path)  # before the read: a change meanwhile shows as a new stamp next time
+        stamp = file_stamp(path)  # before the read: a change meanwhile shows as a new stamp next time
     except OSError as exc:
         raise ConfigError(f"{path}: {exc}") from None
     known = _read.get(path)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 from typing import Any
 
@@ -12,6 +11,7 @@ from tether_server.config.hook_sources import hooks_for
 from tether_server.config.hooks import Hook
 from tether_server.config.layers import system_dir
 from tether_server.config.requirements import FILE as REQUIREMENTS_FILE
+from tether_server.config.requirements import file_stamp
 from tether_server.errors import InvalidRequest, NotFound
 from tether_server.processor.settings import default_cwd
 from tether_server.processor.state import ServerState
@@ -64,17 +64,9 @@ class RunningHooks:
     def _stamps(self) -> tuple[Any, ...] | None:
         files = [system_dir() / REQUIREMENTS_FILE, *self._state.hook_source_files]
         try:
-            return tuple(_stamp(path) for path in files)
+            return tuple(file_stamp(path) for path in files)
         except OSError:
             return None
-
-
-def _stamp(path: Path) -> tuple[int, ...] | None:
-    try:
-        st = os.stat(path)
-    except FileNotFoundError:
-        return None
-    return (st.st_mtime_ns, st.st_ctime_ns, st.st_size, st.st_ino)
 
 
 def _trusts_a_project(loaded: LoadedConfig) -> bool:
