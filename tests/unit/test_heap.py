@@ -49,6 +49,14 @@ def test_a_collector_turned_off_elsewhere_stays_off() -> None:
     assert not gc.isenabled()
 
 
+async def _done_callbacks_ran(task: asyncio.Task[None]) -> None:
+    """Wait (bounded) until the callbacks the finished `task` already holds have run: a callback
+    added to a finished task is scheduled after them."""
+    ran = asyncio.Event()
+    task.add_done_callback(lambda _: ran.set())
+    await asyncio.wait_for(ran.wait(), timeout=5)
+
+
 async def test_a_pause_for_an_answer_lasts_until_its_task_is_done_even_past_a_read_pause() -> None:
     gc.enable()
     release = asyncio.Event()
@@ -63,10 +71,9 @@ async def test_a_pause_for_an_answer_lasts_until_its_task_is_done_even_past_a_re
         seen.append(gc.isenabled())
 
     task = asyncio.get_running_loop().create_task(request())
-    await asyncio.sleep(0)
     release.set()
     await task
-    await asyncio.sleep(0)  # done callbacks run on the next turn of the loop
+    await _done_callbacks_ran(task)
     assert seen == [False, False] and gc.isenabled()
 
 
@@ -80,5 +87,5 @@ async def test_a_failing_request_ends_its_pause_too() -> None:
     task = asyncio.get_running_loop().create_task(request())
     with pytest.raises(RuntimeError):
         await task
-    await asyncio.sleep(0)
+    await _done_callbacks_ran(task)
     assert gc.isenabled()
