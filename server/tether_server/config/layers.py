@@ -51,16 +51,26 @@ class Layer:
 # Each config file's version and table while its stat is unchanged: every thread/start reads the
 # project and system layers, and parsing them anew each time was ~15% of a loaded daemon's
 # thread/start (issue 31). The tables are shared: nothing merges into them in place.
-_parsed: dict[Path, tuple[tuple[int, int, int, int], str, dict[str, Any]]] = {}
+_parsed: dict[Path, tuple[tuple[int, ...], str, dict[str, Any]]] = {}
 _ABSENT = content_version("")
+
+
+def file_stamp(path: Path) -> tuple[int, ...] | None:
+    """The file's stat as a comparable stamp; None when it does not exist (OSError: unreadable)."""
+    try:
+        st = os.stat(path)
+    except FileNotFoundError:
+        return None
+    return (st.st_mtime_ns, st.st_ctime_ns, st.st_size, st.st_ino)
 
 
 def _file_layer(name: dict[str, Any], path: Path) -> Layer:
     try:
-        st = path.stat()
+        stamp = file_stamp(path)
     except OSError:
+        stamp = None
+    if stamp is None:
         return Layer(name, _ABSENT, {})
-    stamp = (st.st_mtime_ns, st.st_ctime_ns, st.st_size, st.st_ino)
     cached = _parsed.get(path)
     if cached is not None and cached[0] == stamp:
         return Layer(name, cached[1], cached[2])

@@ -10,14 +10,13 @@ meant to set.
 
 from __future__ import annotations
 
-import os
 import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from tether_server.config.hooks import EVENTS
-from tether_server.config.layers import system_dir
+from tether_server.config.layers import file_stamp, system_dir
 from tether_server.errors import ConfigError
 
 FILE = "requirements.toml"
@@ -112,15 +111,6 @@ def _allowed(table: dict[str, Any], key: str, known: tuple[str, ...], path: Path
 # turn's hooks scan read it, and it rarely changes. A file that fails to load is read again each
 # time, so it keeps refusing until it is fixed.
 _read: dict[Path, tuple[tuple[int, ...] | None, Requirements | None]] = {}
-
-
-def file_stamp(path: Path) -> tuple[int, ...] | None:
-    """The file's stat as a comparable stamp; None when it does not exist (OSError: unreadable)."""
-    try:
-        st = os.stat(path)
-    except FileNotFoundError:
-        return None
-    return (st.st_mtime_ns, st.st_ctime_ns, st.st_size, st.st_ino)
 
 
 def unchanged_requirements(folder: Path | None = None) -> tuple[bool, Requirements | None]:

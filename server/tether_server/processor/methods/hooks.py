@@ -9,9 +9,8 @@ from tether_protocol.v2 import workspace as ws
 from tether_server.config import LoadedConfig
 from tether_server.config.hook_sources import hooks_for
 from tether_server.config.hooks import Hook
-from tether_server.config.layers import system_dir
+from tether_server.config.layers import file_stamp, system_dir
 from tether_server.config.requirements import FILE as REQUIREMENTS_FILE
-from tether_server.config.requirements import file_stamp
 from tether_server.errors import InvalidRequest, NotFound
 from tether_server.processor.settings import default_cwd
 from tether_server.processor.state import ServerState
